@@ -1,0 +1,83 @@
+//! Atomic bit operations with the kernel's ordering (Documentation/atomic_bitops.txt).
+//!
+//! - `test_bit`, `set_bit`, `clear_bit`: unordered (Relaxed).
+//! - `test_and_set_bit`, `test_and_clear_bit`: fully ordered, also when the bit is already in
+//!   the target state (since commit 415d832497098030, v6.0): modelled as `fence(SeqCst)`, an
+//!   AcqRel RMW, `fence(SeqCst)` (see [`crate::sync`] for why not a SeqCst RMW under loom).
+
+use crate::sync::{Atomic, Ordering, Platform};
+
+/// A word of flag bits, such as `wb->state`, `folio->flags` or a work item's `PENDING` bit:
+/// one atomic location, as in the kernel.
+pub struct BitWord<P: Platform> {
+    word: P::AtomicUsize,
+}
+
+impl<P: Platform> BitWord<P> {
+    pub fn new(bits: usize) -> Self {
+        BitWord {
+            word: P::AtomicUsize::new(bits),
+        }
+    }
+
+    /// `test_bit()`: a plain, unordered read.
+    #[inline]
+    pub fn test_bit(&self, nr: u32) -> bool {
+        self.word.load(Ordering::Relaxed) & (1 << nr) != 0
+    }
+
+    /// `set_bit()`: atomic, unordered.
+    #[inline]
+    pub fn set_bit(&self, nr: u32) {
+        self.word.fetch_or(1 << nr, Ordering::Relaxed);
+    }
+
+    /// `clear_bit()`: atomic, unordered.
+    #[inline]
+    pub fn clear_bit(&self, nr: u32) {
+        self.word.fetch_and(!(1 << nr), Ordering::Relaxed);
+    }
+
+    /// `test_and_set_bit()`: fully ordered; returns the old value of the bit.
+    #[inline]
+    pub fn test_and_set_bit(&self, nr: u32) -> bool {
+        P::fence(Ordering::SeqCst);
+        let old = self.word.fetch_or(1 << nr, Ordering::AcqRel);
+        P::fence(Ordering::SeqCst);
+        old & (1 << nr) != 0
+    }
+
+    /// `test_and_clear_bit()`: fully ordered; returns the old value of the bit.
+    #[inline]
+    pub fn test_and_clear_bit(&self, nr: u32) -> bool {
+        P::fence(Ordering::SeqCst);
+        let old = self.word.fetch_and(!(1 << nr), Ordering::AcqRel);
+        P::fence(Ordering::SeqCst);
+        old & (1 << nr) != 0
+    }
+
+    /// The whole word, Relaxed: for properties checked at quiescence.
+    pub fn word(&self) -> usize {
+        self.word.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::Std;
+
+    #[test]
+    fn bit_operations_return_old_values() {
+        let w = BitWord::<Std>::new(0);
+        assert!(!w.test_and_set_bit(3));
+        assert!(w.test_and_set_bit(3));
+        assert!(w.test_bit(3));
+        assert!(w.test_and_clear_bit(3));
+        assert!(!w.test_and_clear_bit(3));
+        w.set_bit(1);
+        assert_eq!(w.word(), 0b10);
+        w.clear_bit(1);
+        assert_eq!(w.word(), 0);
+    }
+}

@@ -1,0 +1,19 @@
+//! wb-core: a small lock-free model of Linux writeback protocols, generic over the checker
+//! platform (std, loom, shuttle), each patch revision selectable.
+//!
+//! Modules are named after the kernel concepts they model; every modelled function names the
+//! kernel function and patch revision it follows. The kernel-to-Rust mapping of primitives is
+//! in [`sync`].
+
+pub mod bitops;
+pub mod ctx;
+pub mod dontcache;
+pub mod folio;
+pub mod fs_writeback;
+pub mod inode;
+pub mod page_writeback;
+pub mod percpu;
+pub mod revision;
+pub mod sync;
+pub mod trace;
+pub mod wb;

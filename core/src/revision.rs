@@ -1,0 +1,111 @@
+//! Patch revisions as selectable variants: broken and fixed code side by side.
+//!
+//! Revision names follow the patch history of the seeds. Where a seed gives only a changelog
+//! line, the buggy revision is a reconstruction that isolates that one defect; its doc says so.
+//! A mutant is a deliberate single change that is not a posted revision (used to show what a
+//! property depends on).
+
+/// How `filemap_dontcache_kick_writeback` sets WB_start_dontcache (seed 002 patch 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kick {
+    /// `wb_has_dirty_io(wb) && !test_and_set_bit(WB_start_dontcache)`: Brauner's rewrite,
+    /// folded in when v7 was applied.
+    Fold,
+    /// `wb_has_dirty_io(wb) && !test_bit(..) && !test_and_set_bit(..)`: as posted in v5..v7.
+    Posted,
+}
+
+/// How `wb_check_start_dontcache` consumes the kick (seed 002 patch 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consume {
+    /// v6/v7: `test_and_clear_bit(WB_start_dontcache)`, then `wb_stat_sum(WB_DONTCACHE_DIRTY)`.
+    ClearThenSum,
+    /// `test_bit`, `wb_stat_sum`, write back, then `clear_bit`: the shape of
+    /// `wb_check_start_all`, which v6 replaced ("Use test_and_clear_bit for WB_start_dontcache
+    /// before starting writeback to prevent lost wakeups").
+    LateClear,
+    /// `test_and_clear_bit`, then `wb_stat()` (the global count only), which v6 replaced ("Use
+    /// wb_stat_sum() instead of wb_stat() ... so small writes below the percpu batch threshold
+    /// are visible to the flusher").
+    ClearThenApproxRead,
+}
+
+/// The revisions of the DONTCACHE kick/consume protocol (scenario `dontcache-kick`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KickRevision {
+    /// v7 as applied (seed 002: Brauner "I'll just fold it"; Kara's Reviewed-by "with
+    /// Christian's simplification"): fold kick, test-and-clear then sum.
+    V7,
+    /// v7 as posted (seed 002 patch 3 diff): `!test_bit && !test_and_set_bit`.
+    V7Posted,
+    /// Mutant: the posted kick with the `smp_mb()` at the top of `__mark_inode_dirty` removed
+    /// from the writer's path; shows that the posted early-out relied on that barrier.
+    V7PostedNoMb,
+    /// Mutant: the folded kick without that barrier; shows that the fold does not rely on it.
+    V7NoMb,
+    /// Reconstruction of the v5 consume that v6 fixed with test_and_clear_bit (v6 changelog);
+    /// the single defect isolated, in the shape of `wb_check_start_all`. v5 as posted also read
+    /// `wb_stat()` and woke inside the section (scenario wb-pin).
+    V5LateClear,
+    /// Reconstruction of the v5 consume that v6 fixed with wb_stat_sum (v6 changelog); the single
+    /// defect isolated.
+    V5ApproxRead,
+}
+
+impl KickRevision {
+    pub const ALL: [KickRevision; 6] = [
+        KickRevision::V7,
+        KickRevision::V7Posted,
+        KickRevision::V7PostedNoMb,
+        KickRevision::V7NoMb,
+        KickRevision::V5LateClear,
+        KickRevision::V5ApproxRead,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KickRevision::V7 => "v7",
+            KickRevision::V7Posted => "v7-posted",
+            KickRevision::V7PostedNoMb => "v7-posted-no-mb",
+            KickRevision::V7NoMb => "v7-no-mb",
+            KickRevision::V5LateClear => "v5-late-clear",
+            KickRevision::V5ApproxRead => "v5-approx-read",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn kick(self) -> Kick {
+        match self {
+            KickRevision::V7 | KickRevision::V7NoMb => Kick::Fold,
+            _ => Kick::Posted,
+        }
+    }
+
+    pub fn consume(self) -> Consume {
+        match self {
+            KickRevision::V5LateClear => Consume::LateClear,
+            KickRevision::V5ApproxRead => Consume::ClearThenApproxRead,
+            _ => Consume::ClearThenSum,
+        }
+    }
+
+    /// Whether the writer's `__mark_inode_dirty` keeps its `smp_mb()` (false only in mutants).
+    pub fn writer_smp_mb(self) -> bool {
+        !matches!(self, KickRevision::V7PostedNoMb | KickRevision::V7NoMb)
+    }
+
+    /// One line for `wbcheck list` / `explain`: what the revision is and where it comes from.
+    pub fn summary(self) -> &'static str {
+        match self {
+            KickRevision::V7 => "v7 as applied: Brauner's fold (test_and_set_bit only); test_and_clear_bit then wb_stat_sum",
+            KickRevision::V7Posted => "v7 as posted: !test_bit && !test_and_set_bit; test_and_clear_bit then wb_stat_sum",
+            KickRevision::V7PostedNoMb => "mutant: v7 as posted without __mark_inode_dirty's smp_mb() on the writer's path",
+            KickRevision::V7NoMb => "mutant: v7 as applied without __mark_inode_dirty's smp_mb() on the writer's path",
+            KickRevision::V5LateClear => "reconstruction (v6 changelog): consume tests the bit, sums, writes back, then clear_bit",
+            KickRevision::V5ApproxRead => "reconstruction (v6 changelog): consume reads wb_stat() (global count only)",
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The platform: the one place where synchronisation primitives are chosen.
+//!
+//! Every protocol type in wb-core is generic over a [`Platform`], so the same code runs under
+//! `std` (benches, the oracle comparison), `loom` (exhaustive, weak memory) and `shuttle`
+//! (PCT and random schedules, sequentially consistent) inside one process. A `cfg(loom)` facade
+//! could not do that: one build would mean one backend. The precedent is arc-swap's strategy
+//! type parameter; the trait is kept to what the models need.
+//!
+//! # Kernel primitive to Rust mapping
+//!
+//! Every modelled kernel function follows this table; nothing else in wb-core picks an ordering.
+//!
+//! | kernel | model |
+//! |---|---|
+//! | `test_and_set_bit`, `test_and_clear_bit` (value-returning, fully ordered, also when they fail: commit 415d832497098030) | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` ([`crate::bitops`]). loom treats SeqCst *accesses* as AcqRel, so an all-SeqCst RMW gave a counterexample C11 forbids; the bracketed form behaves like LKMM's fully ordered RMW |
+//! | `test_bit`, `READ_ONCE`, `WRITE_ONCE`, `set_bit`, `clear_bit` (no return value) | Relaxed load / store / `fetch_or` / `fetch_and` |
+//! | `smp_mb()` | `fence(SeqCst)`; `smp_rmb()` / `smp_wmb()`: Acquire / Release fences |
+//! | `spin_lock` / `spin_unlock`, `raw_spin_lock_irqsave`, `xa_lock` | [`SpinLock`] over [`Platform::Mutex`] (acquire / release) |
+//! | `wb->state` | one atomic word holding every `WB_*` bit ([`crate::wb`]) |
+//! | `percpu_counter_add_batch` | fast path: Relaxed `compare_exchange` on the current CPU's slot that re-checks `abs(slot + amount) < batch` (`this_cpu_try_cmpxchg`); slow path under the counter lock: re-read the slot, `count += slot + amount`, `slot -= value read` ([`crate::percpu`]) |
+//! | `percpu_counter_read` / `_sum` | read: the global count only (Relaxed); sum: under the lock, count + every slot read Relaxed (not a snapshot) |
+//! | `this_cpu_*`, `smp_processor_id()` | a CPU is a slot index; each task runs on the CPU its [`crate::ctx::CpuPlan`] gives it and may migrate where the kernel has preemption enabled |
+//! | workqueue `PENDING` | a bit set by a fully ordered test-and-set when queueing, cleared by the worker before it runs, followed by `smp_mb()` ([`crate::wb`]) |
+//!
+//! Under loom, spin-waits must yield, models keep to at most 4 spawned threads, and loom has no
+//! nondeterministic choice: choices (CPU placement) are enumerated outside the model. Under
+//! shuttle, choices are drawn with [`Platform::choose`] (shuttle's RNG), which the recording
+//! scheduler captures, so a replay reproduces them.
+
+use std::ops::DerefMut;
+pub use std::sync::atomic::Ordering;
+
+/// An atomic integer cell, with the subset of the std atomic API the models use.
+pub trait Atomic<T: Copy>: Send + Sync + 'static {
+    fn new(v: T) -> Self;
+    fn load(&self, order: Ordering) -> T;
+    fn store(&self, v: T, order: Ordering);
+    fn swap(&self, v: T, order: Ordering) -> T;
+    fn compare_exchange(
+        &self,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T>;
+    fn fetch_add(&self, v: T, order: Ordering) -> T;
+    fn fetch_sub(&self, v: T, order: Ordering) -> T;
+    fn fetch_or(&self, v: T, order: Ordering) -> T;
+    fn fetch_and(&self, v: T, order: Ordering) -> T;
+}
+
+/// A blocking mutual-exclusion lock (the model of a kernel spinlock).
+pub trait Lock<T>: Send + Sync {
+    type Guard<'a>: DerefMut<Target = T>
+    where
+        Self: 'a;
+    fn new(v: T) -> Self;
+    fn lock(&self) -> Self::Guard<'_>;
+}
+
+/// The synchronisation primitives of one checker backend.
+pub trait Platform: Sized + Send + Sync + 'static {
+    /// `std`, `loom` or `shuttle`.
+    const NAME: &'static str;
+    type AtomicUsize: Atomic<usize>;
+    type AtomicI64: Atomic<i64>;
+    type AtomicI32: Atomic<i32>;
+    type Mutex<T: Send + 'static>: Lock<T>;
+    type JoinHandle: Send;
+    fn spawn<F: FnOnce() + Send + 'static>(f: F) -> Self::JoinHandle;
+    /// Join a spawned thread, re-raising its panic.
+    fn join(handle: Self::JoinHandle);
+    fn fence(order: Ordering);
+    /// Yield in a spin-wait (loom counts branches; shuttle deprioritises the yielder).
+    fn yield_now();
+    /// A nondeterministic choice in `0..n`, reproduced on replay. loom has no choice operator:
+    /// its harness enumerates choices outside the model and never calls this.
+    fn choose(n: usize) -> usize;
+}
+
+/// A kernel spinlock (`spinlock_t`, `raw_spinlock_t`, the xa_lock) over [`Platform::Mutex`].
+pub struct SpinLock<P: Platform, T: Send + 'static> {
+    inner: P::Mutex<T>,
+}
+
+/// Held [`SpinLock`]; unlocks on drop.
+pub struct SpinGuard<'a, P: Platform, T: Send + 'static> {
+    guard: <P::Mutex<T> as Lock<T>>::Guard<'a>,
+}
+
+impl<P: Platform, T: Send + 'static> SpinLock<P, T> {
+    pub fn new(v: T) -> Self {
+        SpinLock {
+            inner: P::Mutex::new(v),
+        }
+    }
+
+    pub fn lock(&self) -> SpinGuard<'_, P, T> {
+        SpinGuard {
+            guard: self.inner.lock(),
+        }
+    }
+}
+
+impl<P: Platform, T: Send + 'static> std::ops::Deref for SpinGuard<'_, P, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<P: Platform, T: Send + 'static> std::ops::DerefMut for SpinGuard<'_, P, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
+}
+
+macro_rules! impl_atomic {
+    ($($t:ty => $at:ty),* $(,)?) => {$(
+        impl Atomic<$t> for $at {
+            #[inline] fn new(v: $t) -> Self { <$at>::new(v) }
+            #[inline] fn load(&self, o: Ordering) -> $t { <$at>::load(self, o) }
+            #[inline] fn store(&self, v: $t, o: Ordering) { <$at>::store(self, v, o) }
+            #[inline] fn swap(&self, v: $t, o: Ordering) -> $t { <$at>::swap(self, v, o) }
+            #[inline] fn compare_exchange(&self, c: $t, n: $t, s: Ordering, f: Ordering)
+                -> Result<$t, $t> { <$at>::compare_exchange(self, c, n, s, f) }
+            #[inline] fn fetch_add(&self, v: $t, o: Ordering) -> $t { <$at>::fetch_add(self, v, o) }
+            #[inline] fn fetch_sub(&self, v: $t, o: Ordering) -> $t { <$at>::fetch_sub(self, v, o) }
+            #[inline] fn fetch_or(&self, v: $t, o: Ordering) -> $t { <$at>::fetch_or(self, v, o) }
+            #[inline] fn fetch_and(&self, v: $t, o: Ordering) -> $t { <$at>::fetch_and(self, v, o) }
+        }
+    )*};
+}
+
+macro_rules! impl_lock {
+    ($mutex:ident, $guard:ident) => {
+        impl<T: Send> Lock<T> for $mutex<T> {
+            type Guard<'a>
+                = $guard<'a, T>
+            where
+                Self: 'a;
+            #[inline]
+            fn new(v: T) -> Self {
+                $mutex::new(v)
+            }
+            #[inline]
+            fn lock(&self) -> $guard<'_, T> {
+                // A poisoned lock means a model thread panicked; the harness reports that panic.
+                $mutex::lock(self).unwrap_or_else(|e| e.into_inner())
+            }
+        }
+    };
+}
+
+/// Real threads and std atomics: benches, the oracle comparison, fuzzing.
+pub mod std_platform {
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicI32, AtomicI64, AtomicUsize};
+    use std::sync::{Mutex, MutexGuard};
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Std;
+
+    impl_atomic!(usize => AtomicUsize, i64 => AtomicI64, i32 => AtomicI32);
+    impl_lock!(Mutex, MutexGuard);
+
+    thread_local! {
+        static RNG: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
+    }
+
+    impl Platform for Std {
+        const NAME: &'static str = "std";
+        type AtomicUsize = AtomicUsize;
+        type AtomicI64 = AtomicI64;
+        type AtomicI32 = AtomicI32;
+        type Mutex<T: Send + 'static> = Mutex<T>;
+        type JoinHandle = std::thread::JoinHandle<()>;
+        fn spawn<F: FnOnce() + Send + 'static>(f: F) -> Self::JoinHandle {
+            std::thread::spawn(f)
+        }
+        fn join(handle: Self::JoinHandle) {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        fn fence(order: Ordering) {
+            std::sync::atomic::fence(order)
+        }
+        fn yield_now() {
+            std::thread::yield_now()
+        }
+        /// A per-thread xorshift: std runs are not replayed, only reproducible per thread.
+        fn choose(n: usize) -> usize {
+            RNG.with(|s| {
+                let mut x = s.get();
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                s.set(x);
+                (x % n as u64) as usize
+            })
+        }
+    }
+}
+
+/// loom: exhaustive exploration with weak memory (C11 minus load buffering).
+pub mod loom_platform {
+    use super::*;
+    use loom::sync::atomic::{AtomicI32, AtomicI64, AtomicUsize};
+    use loom::sync::{Mutex, MutexGuard};
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Loom;
+
+    impl_atomic!(usize => AtomicUsize, i64 => AtomicI64, i32 => AtomicI32);
+    impl_lock!(Mutex, MutexGuard);
+
+    impl Platform for Loom {
+        const NAME: &'static str = "loom";
+        type AtomicUsize = AtomicUsize;
+        type AtomicI64 = AtomicI64;
+        type AtomicI32 = AtomicI32;
+        type Mutex<T: Send + 'static> = Mutex<T>;
+        type JoinHandle = loom::thread::JoinHandle<()>;
+        fn spawn<F: FnOnce() + Send + 'static>(f: F) -> Self::JoinHandle {
+            loom::thread::spawn(f)
+        }
+        fn join(handle: Self::JoinHandle) {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        fn fence(order: Ordering) {
+            loom::sync::atomic::fence(order)
+        }
+        fn yield_now() {
+            loom::thread::yield_now()
+        }
+        fn choose(_n: usize) -> usize {
+            unreachable!("loom has no choice operator: the loom harness enumerates choices outside the model")
+        }
+    }
+}
+
+/// shuttle: randomized and PCT schedules, sequentially consistent.
+pub mod shuttle_platform {
+    use super::*;
+    use shuttle::rand::RngCore;
+    use shuttle::sync::atomic::{AtomicI32, AtomicI64, AtomicUsize};
+    use shuttle::sync::{Mutex, MutexGuard};
+
+    #[derive(Debug, Clone, Copy)]
+    pub struct Shuttle;
+
+    impl_atomic!(usize => AtomicUsize, i64 => AtomicI64, i32 => AtomicI32);
+    impl_lock!(Mutex, MutexGuard);
+
+    impl Platform for Shuttle {
+        const NAME: &'static str = "shuttle";
+        type AtomicUsize = AtomicUsize;
+        type AtomicI64 = AtomicI64;
+        type AtomicI32 = AtomicI32;
+        type Mutex<T: Send + 'static> = Mutex<T>;
+        type JoinHandle = shuttle::thread::JoinHandle<()>;
+        fn spawn<F: FnOnce() + Send + 'static>(f: F) -> Self::JoinHandle {
+            shuttle::thread::spawn(f)
+        }
+        fn join(handle: Self::JoinHandle) {
+            if let Err(panic) = handle.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        fn fence(order: Ordering) {
+            shuttle::sync::atomic::fence(order)
+        }
+        fn yield_now() {
+            shuttle::thread::yield_now()
+        }
+        /// Drawn from shuttle's RNG, i.e. from the scheduler's `next_u64`: the recording
+        /// scheduler captures the value and replay feeds it back.
+        fn choose(n: usize) -> usize {
+            (shuttle::rand::thread_rng().next_u64() % n as u64) as usize
+        }
+    }
+}
+
+pub use loom_platform::Loom;
+pub use shuttle_platform::Shuttle;
+pub use std_platform::Std;

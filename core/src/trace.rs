@@ -1,0 +1,173 @@
+//! Trace events: what each modelled kernel function read, wrote and decided.
+//!
+//! Recording must not change what the checkers explore: the log sits behind a `std` mutex that
+//! loom and shuttle do not see (their threads run one at a time on one OS thread, and the lock is
+//! never held across a scheduling point), so it adds no interleavings and no happens-before
+//! edges. Events store a static template and integer arguments; text is produced only when a
+//! counterexample is rendered, so a passing execution pays for a `Vec` push per event.
+
+use std::fmt::Write as _;
+use std::sync::Mutex;
+
+/// Most arguments any template takes.
+pub const MAX_ARGS: usize = 6;
+
+/// One recorded step.
+#[derive(Debug, Clone, Copy)]
+pub struct Event {
+    pub thread: u8,
+    /// The kernel function the step belongs to.
+    pub function: &'static str,
+    /// Detail text; each `{}` is replaced by the next argument.
+    pub template: &'static str,
+    pub args: [i64; MAX_ARGS],
+}
+
+/// A rendered step, as reviewers and the JSON contract see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub thread: String,
+    pub function: String,
+    pub detail: String,
+}
+
+/// The event log of one execution.
+#[derive(Debug)]
+pub struct Trace {
+    enabled: bool,
+    threads: Mutex<Vec<String>>,
+    events: Mutex<Vec<Event>>,
+}
+
+impl Trace {
+    pub fn new() -> Self {
+        Trace {
+            enabled: true,
+            threads: Mutex::new(Vec::new()),
+            events: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A trace that records nothing (benches on the std platform).
+    pub fn disabled() -> Self {
+        Trace {
+            enabled: false,
+            ..Trace::new()
+        }
+    }
+
+    /// Register a thread name; returns its id for [`Trace::record`].
+    pub fn register_thread(&self, name: &str) -> u8 {
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        threads.push(name.to_owned());
+        u8::try_from(threads.len() - 1).expect("at most 256 threads per execution")
+    }
+
+    pub fn record(&self, thread: u8, function: &'static str, template: &'static str, args: &[i64]) {
+        if !self.enabled {
+            return;
+        }
+        let mut a = [0; MAX_ARGS];
+        a[..args.len()].copy_from_slice(args);
+        let ev = Event {
+            thread,
+            function,
+            template,
+            args: a,
+        };
+        self.events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ev);
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Render every event.
+    pub fn steps(&self) -> Vec<Step> {
+        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        let events = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        events
+            .iter()
+            .map(|ev| Step {
+                thread: threads
+                    .get(ev.thread as usize)
+                    .cloned()
+                    .unwrap_or_else(|| "?".into()),
+                function: ev.function.to_owned(),
+                detail: render(ev.template, &ev.args),
+            })
+            .collect()
+    }
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Trace::new()
+    }
+}
+
+/// Substitute `{}` placeholders, in order, with `args`.
+pub fn render(template: &str, args: &[i64]) -> String {
+    let mut out = String::with_capacity(template.len() + 8);
+    let mut rest = template;
+    let mut next = args.iter();
+    while let Some(pos) = rest.find("{}") {
+        out.push_str(&rest[..pos]);
+        match next.next() {
+            Some(v) => {
+                let _ = write!(out, "{v}");
+            }
+            None => out.push_str("{}"),
+        }
+        rest = &rest[pos + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Format steps as the text trace: one line per step.
+pub fn format_steps(steps: &[Step]) -> String {
+    let width = steps.iter().map(|s| s.thread.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (i, s) in steps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{:>3}  {:<width$}  {}: {}",
+            i + 1,
+            s.thread,
+            s.function,
+            s.detail
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_substitutes_in_order() {
+        assert_eq!(
+            render("slot[cpu{}] {} -> {}", &[1, 0, 2]),
+            "slot[cpu1] 0 -> 2"
+        );
+        assert_eq!(render("no args", &[]), "no args");
+        assert_eq!(render("{} and {}", &[7]), "7 and {}");
+    }
+
+    #[test]
+    fn disabled_trace_records_nothing() {
+        let t = Trace::disabled();
+        let id = t.register_thread("w");
+        t.record(id, "f", "x", &[]);
+        assert!(t.is_empty());
+    }
+}

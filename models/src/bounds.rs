@@ -1,0 +1,158 @@
+//! Exploration bounds: every default in one place, overridable from the environment.
+//!
+//! | variable | meaning | quick | deep |
+//! |---|---|---|---|
+//! | `WBCHECK_LOOM_PREEMPTIONS` | loom preemption bound (`none` = unbounded) | 3 | 4 |
+//! | `WBCHECK_LOOM_MAX_SECS` | per-placement loom time limit; hitting it reports `bounded` | 600 | 3600 |
+//! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random) | 10,000 | 200,000 |
+//! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 |
+//! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 |
+//!
+//! loom's own `LOOM_MAX_PREEMPTIONS`, `LOOM_MAX_DURATION`, `LOOM_MAX_PERMUTATIONS` and
+//! `LOOM_MAX_BRANCHES`, when set, override every loom run; the JSON `bounds` records the values
+//! used. The size of each scenario (threads, operations) per tier is in the scenario's module.
+
+use std::time::Duration;
+
+/// How deep a run goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tier {
+    /// CI and `cargo test --workspace`.
+    Quick,
+    /// `--cfg loom` test modules and `wbcheck matrix --tier deep`: on demand.
+    Deep,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 2] = [Tier::Quick, Tier::Deep];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Quick => "quick",
+            Tier::Deep => "deep",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Tier> {
+        Tier::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bounds {
+    pub tier: Tier,
+    pub loom_preemptions: Option<usize>,
+    pub loom_max_duration: Option<Duration>,
+    pub loom_max_permutations: Option<usize>,
+    pub loom_max_branches: usize,
+    pub shuttle_iterations: usize,
+    pub pct_depth: usize,
+    pub seed: u64,
+}
+
+impl Bounds {
+    /// The defaults of a tier, ignoring the environment.
+    pub fn defaults(tier: Tier) -> Bounds {
+        let deep = tier == Tier::Deep;
+        Bounds {
+            tier,
+            loom_preemptions: Some(if deep { 4 } else { 3 }),
+            loom_max_duration: Some(Duration::from_secs(if deep { 3600 } else { 600 })),
+            loom_max_permutations: None,
+            loom_max_branches: 10_000,
+            shuttle_iterations: if deep { 200_000 } else { 10_000 },
+            pct_depth: 3,
+            seed: 1,
+        }
+    }
+
+    /// The defaults of a tier with the environment's overrides applied.
+    pub fn from_env(tier: Tier) -> Result<Bounds, String> {
+        Bounds::with_overrides(tier, |k| std::env::var(k).ok())
+    }
+
+    /// [`Bounds::from_env`] with an explicit variable lookup (testable).
+    pub fn with_overrides(
+        tier: Tier,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Result<Bounds, String> {
+        let mut b = Bounds::defaults(tier);
+        let num = |k: &str| -> Result<Option<u64>, String> {
+            match var(k) {
+                None => Ok(None),
+                Some(v) => v.trim().parse::<u64>().map(Some).map_err(|_| {
+                    format!("invalid value '{v}' for {k}: expected a non-negative integer")
+                }),
+            }
+        };
+        if let Some(v) = var("WBCHECK_LOOM_PREEMPTIONS") {
+            b.loom_preemptions = if v.trim() == "none" {
+                None
+            } else {
+                Some(num("WBCHECK_LOOM_PREEMPTIONS")?.unwrap_or_default() as usize)
+            };
+        }
+        if let Some(v) = num("WBCHECK_LOOM_MAX_SECS")? {
+            b.loom_max_duration = Some(Duration::from_secs(v));
+        }
+        if let Some(v) = num("WBCHECK_SHUTTLE_ITERS")? {
+            b.shuttle_iterations = v as usize;
+        }
+        if let Some(v) = num("WBCHECK_PCT_DEPTH")? {
+            if v == 0 {
+                return Err(
+                    "invalid value '0' for WBCHECK_PCT_DEPTH: PCT depth is at least 1".into(),
+                );
+            }
+            b.pct_depth = v as usize;
+        }
+        if let Some(v) = num("WBCHECK_SEED")? {
+            b.seed = v;
+        }
+        // loom's own variables win over ours, as loom's Builder would apply them.
+        if let Some(v) = num("LOOM_MAX_PREEMPTIONS")? {
+            b.loom_preemptions = Some(v as usize);
+        }
+        if let Some(v) = num("LOOM_MAX_DURATION")? {
+            b.loom_max_duration = Some(Duration::from_secs(v));
+        }
+        if let Some(v) = num("LOOM_MAX_PERMUTATIONS")? {
+            b.loom_max_permutations = Some(v as usize);
+        }
+        if let Some(v) = num("LOOM_MAX_BRANCHES")? {
+            b.loom_max_branches = v as usize;
+        }
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_apply_and_loom_variables_win() {
+        let env = |k: &str| match k {
+            "WBCHECK_LOOM_PREEMPTIONS" => Some("2".to_string()),
+            "LOOM_MAX_PREEMPTIONS" => Some("5".to_string()),
+            "WBCHECK_SHUTTLE_ITERS" => Some("77".to_string()),
+            _ => None,
+        };
+        let b = Bounds::with_overrides(Tier::Quick, env).unwrap();
+        assert_eq!(b.loom_preemptions, Some(5));
+        assert_eq!(b.shuttle_iterations, 77);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_variable() {
+        let err =
+            Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SEED").then(|| "x".into()))
+                .unwrap_err();
+        assert!(err.contains("WBCHECK_SEED"), "{err}");
+        let b = Bounds::with_overrides(Tier::Deep, |k| {
+            (k == "WBCHECK_LOOM_PREEMPTIONS").then(|| "none".into())
+        })
+        .unwrap();
+        assert_eq!(b.loom_preemptions, None);
+    }
+}

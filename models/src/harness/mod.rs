@@ -1,0 +1,133 @@
+//! Checker harnesses: run a [`Model`] under loom (exhaustive, one run per CPU placement) or
+//! shuttle (PCT or random, placements drawn and replayed), collecting violations as values.
+
+mod loom_run;
+pub mod schedule;
+mod shuttle_run;
+
+pub use loom_run::run_loom;
+pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind};
+
+use crate::outcome::{Counterexample, Outcome, Violation, CHECKER_ERROR};
+use std::sync::{Arc, Mutex, MutexGuard};
+use wb_core::ctx::CpuPlan;
+use wb_core::sync::Platform;
+use wb_core::trace::Trace;
+
+/// A scenario instance (configuration + revision) the harnesses can run.
+pub trait Model: Clone + Send + Sync + 'static {
+    /// The properties `execute` checks; a run stops early once all are violated.
+    fn properties(&self) -> &'static [&'static str];
+
+    /// One execution: set up, spawn the threads (placed per `plans`), join, check the
+    /// properties at quiescence. Returns every violated property with what was observed.
+    /// Must assert nothing: violations are values.
+    fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation>;
+
+    /// The CPU placements loom enumerates, one exhaustive run each.
+    fn loom_placements(&self) -> Vec<Vec<CpuPlan>>;
+
+    /// The placement under shuttle (typically drawn, see [`CpuPlan::Drawn`]).
+    fn shuttle_placement(&self) -> Vec<CpuPlan>;
+
+    /// Human-readable placement, e.g. `writer0 cpu0, writer1 cpu0->cpu1`.
+    fn placement_label(&self, plans: &[CpuPlan]) -> String;
+
+    /// Model size parameters for the JSON `bounds` (threads, operations, batch ...).
+    fn size(&self) -> Vec<(String, u64)>;
+}
+
+/// Panic payload the harness uses to end a search once every property has failed.
+struct StopExploring;
+
+/// Shared between a harness and the executions it runs (behind a std mutex loom and shuttle
+/// cannot see).
+struct Collector {
+    outcome: Outcome,
+    properties: usize,
+    /// The execution in progress, for reporting a panic with its trace.
+    current: Option<(Arc<Trace>, String)>,
+}
+
+type Shared = Arc<Mutex<Collector>>;
+
+fn lock(shared: &Shared) -> MutexGuard<'_, Collector> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Collector {
+    fn new(properties: usize) -> Shared {
+        Arc::new(Mutex::new(Collector {
+            outcome: Outcome::default(),
+            properties,
+            current: None,
+        }))
+    }
+
+    /// Keep the first counterexample of each newly violated property; returns the indices kept.
+    fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str) -> Vec<usize> {
+        let mut kept = Vec::new();
+        let mut steps = None;
+        for v in violations {
+            if self.outcome.counterexample(v.property).is_some() {
+                continue;
+            }
+            let steps = steps.get_or_insert_with(|| trace.steps()).clone();
+            self.outcome.counterexamples.push(Counterexample {
+                property: v.property,
+                message: v.message,
+                placement: placement.to_owned(),
+                steps,
+                replay: None,
+            });
+            kept.push(self.outcome.counterexamples.len() - 1);
+        }
+        kept
+    }
+
+    fn all_violated(&self) -> bool {
+        self.outcome.violated().len() >= self.properties
+    }
+
+    /// Turn a panic that escaped an execution into a `checker-error` counterexample.
+    fn record_panic(&mut self, message: String) -> Option<usize> {
+        let (trace, placement) = self.current.take()?;
+        let v = Violation {
+            property: CHECKER_ERROR,
+            message,
+        };
+        self.record(vec![v], &trace, &placement).pop()
+    }
+}
+
+/// Run one execution of `model` on platform `P` and record it; panics with [`StopExploring`]
+/// when every property has failed.
+fn execute_and_record<M: Model, P: Platform>(
+    model: &M,
+    shared: &Shared,
+    plans: &[CpuPlan],
+    placement: &str,
+) -> Vec<usize> {
+    let trace = Arc::new(Trace::new());
+    {
+        let mut c = lock(shared);
+        c.outcome.executions += 1;
+        c.current = Some((trace.clone(), placement.to_owned()));
+    }
+    let violations = model.execute::<P>(&trace, plans);
+    let mut c = lock(shared);
+    c.current = None;
+    if violations.is_empty() {
+        return Vec::new();
+    }
+    let kept = c.record(violations, &trace, placement);
+    if c.all_violated() {
+        drop(c);
+        std::panic::panic_any(StopExploring);
+    }
+    kept
+}
+
+fn is_stop(payload: &(dyn std::any::Any + Send)) -> bool {
+    payload.downcast_ref::<StopExploring>().is_some()
+}

@@ -1,0 +1,269 @@
+//! shuttle: PCT or random schedules through a recording scheduler, and exact replay.
+
+use super::schedule::{decode, encode, Choice};
+use super::{execute_and_record, is_stop, lock, Collector, Model, Shared};
+use crate::bounds::Bounds;
+use crate::outcome::{Outcome, Violation};
+use crate::panic::{payload_message, quiet_shuttle_config, Capture};
+use shuttle::scheduler::{PctScheduler, RandomScheduler, Schedule, Scheduler, Task, TaskId};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use wb_core::sync::Shuttle;
+use wb_core::trace::{Step, Trace};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShuttleKind {
+    Pct,
+    Random,
+}
+
+/// What the recording scheduler and the executions share.
+#[derive(Default)]
+struct Tape {
+    /// Decisions and draws of the execution in progress.
+    choices: Vec<Choice>,
+    /// Counterexamples of the execution in progress, waiting for its finished schedule.
+    awaiting: Vec<usize>,
+}
+
+/// Wraps a shuttle scheduler and records every decision and random draw, so a failing
+/// execution's schedule is captured exactly (never parsed from shuttle's stderr).
+pub(super) struct Recording<S> {
+    inner: S,
+    tape: Arc<Mutex<Tape>>,
+    shared: Shared,
+}
+
+impl<S> Recording<S> {
+    /// Attach the finished execution's schedule to its counterexamples and start a new tape.
+    fn seal(tape: &Mutex<Tape>, shared: &Shared) {
+        let mut t = tape.lock().unwrap_or_else(|e| e.into_inner());
+        if !t.awaiting.is_empty() {
+            let replay = encode(&t.choices);
+            let mut c = lock(shared);
+            for &i in &t.awaiting {
+                c.outcome.counterexamples[i].replay = Some(replay.clone());
+            }
+            t.awaiting.clear();
+        }
+        t.choices.clear();
+    }
+}
+
+impl<S: Scheduler> Scheduler for Recording<S> {
+    fn new_execution(&mut self) -> Option<Schedule> {
+        Self::seal(&self.tape, &self.shared);
+        self.inner.new_execution()
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        current: Option<TaskId>,
+        is_yielding: bool,
+    ) -> Option<TaskId> {
+        let next = self.inner.next_task(runnable, current, is_yielding)?;
+        self.tape
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .choices
+            .push(Choice::Task(usize::from(next)));
+        Some(next)
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let v = self.inner.next_u64();
+        self.tape
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .choices
+            .push(Choice::Random(v));
+        v
+    }
+}
+
+/// Run `model` for the configured number of iterations. Deterministic for a given seed.
+pub fn run_shuttle<M: Model>(model: &M, kind: ShuttleKind, bounds: &Bounds) -> Outcome {
+    let iterations = bounds.shuttle_iterations;
+    match kind {
+        ShuttleKind::Pct => run_with(
+            model,
+            PctScheduler::new_from_seed(bounds.seed, bounds.pct_depth, iterations),
+            bounds,
+        ),
+        ShuttleKind::Random => run_with(
+            model,
+            RandomScheduler::new_from_seed(bounds.seed, iterations),
+            bounds,
+        ),
+    }
+}
+
+fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Bounds) -> Outcome {
+    let capture = Capture::start();
+    let shared = Collector::new(model.properties().len());
+    let tape = Arc::new(Mutex::new(Tape::default()));
+    let scheduler = Recording {
+        inner,
+        tape: tape.clone(),
+        shared: shared.clone(),
+    };
+    let plans = model.shuttle_placement();
+    let placement = model.placement_label(&plans);
+    let (m, s, t) = (model.clone(), shared.clone(), tape.clone());
+    let start = Instant::now();
+    let runner = shuttle::Runner::new(scheduler, quiet_shuttle_config());
+    let result = catch_unwind(AssertUnwindSafe(move || {
+        runner.run(move || {
+            let kept = execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement);
+            t.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .awaiting
+                .extend(kept);
+        })
+    }));
+    let finished = match result {
+        Ok(_) => true,
+        Err(payload) if is_stop(&*payload) => true,
+        Err(payload) => {
+            let message = capture
+                .take_message()
+                .unwrap_or_else(|| payload_message(&*payload));
+            let kept = lock(&shared).record_panic(format!("shuttle: {message}"));
+            tape.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .awaiting
+                .extend(kept);
+            false
+        }
+    };
+    // The execution that stopped the run never reached another `new_execution`.
+    Recording::<S>::seal(&tape, &shared);
+    let mut c = lock(&shared);
+    c.outcome.millis = start.elapsed().as_millis() as u64;
+    // A run that failed every property stopped early on purpose; one ended by a panic did not
+    // finish its iterations.
+    c.outcome.bounded = !finished;
+    c.outcome.bounds = model.size();
+    c.outcome
+        .bounds
+        .push(("iterations".into(), bounds.shuttle_iterations as u64));
+    c.outcome
+        .bounds
+        .push(("pct_depth".into(), bounds.pct_depth as u64));
+    c.outcome.bounds.push(("seed".into(), bounds.seed));
+    std::mem::take(&mut c.outcome)
+}
+
+/// Feeds a recorded schedule back: the same task at every decision, the same random draws.
+struct Replaying {
+    choices: std::vec::IntoIter<Choice>,
+    started: bool,
+    diverged: Arc<Mutex<Option<String>>>,
+}
+
+impl Replaying {
+    fn diverge(&mut self, why: String) {
+        let mut d = self.diverged.lock().unwrap_or_else(|e| e.into_inner());
+        d.get_or_insert(why);
+    }
+}
+
+impl Scheduler for Replaying {
+    fn new_execution(&mut self) -> Option<Schedule> {
+        if std::mem::replace(&mut self.started, true) {
+            None
+        } else {
+            Some(Schedule::new(0))
+        }
+    }
+
+    fn next_task(
+        &mut self,
+        runnable: &[&Task],
+        _current: Option<TaskId>,
+        _is_yielding: bool,
+    ) -> Option<TaskId> {
+        match self.choices.next() {
+            Some(Choice::Task(t)) if runnable.iter().any(|r| usize::from(r.id()) == t) => {
+                Some(TaskId::from(t))
+            }
+            other => {
+                self.diverge(format!(
+                    "replay diverged: the schedule asks for {other:?}, runnable tasks are {:?}",
+                    runnable
+                        .iter()
+                        .map(|r| usize::from(r.id()))
+                        .collect::<Vec<_>>()
+                ));
+                None
+            }
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        match self.choices.next() {
+            Some(Choice::Random(v)) => v,
+            other => {
+                self.diverge(format!("replay diverged: the schedule has {other:?} where the model draws a random value"));
+                0
+            }
+        }
+    }
+}
+
+/// A replayed execution.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub placement: String,
+    pub steps: Vec<Step>,
+    pub violations: Vec<Violation>,
+}
+
+/// Re-run one execution of `model` under the schedule in `replay` (a counterexample's replay
+/// string). Errors: a malformed string, a schedule that does not fit this model, a panic.
+pub fn replay_shuttle<M: Model>(model: &M, replay: &str) -> Result<Replayed, String> {
+    let choices = decode(replay)?;
+    let capture = Capture::start();
+    let diverged = Arc::new(Mutex::new(None));
+    let scheduler = Replaying {
+        choices: choices.into_iter(),
+        started: false,
+        diverged: diverged.clone(),
+    };
+    let plans = model.shuttle_placement();
+    let placement = model.placement_label(&plans);
+    let result: Arc<Mutex<Option<(Arc<Trace>, Vec<Violation>)>>> = Arc::new(Mutex::new(None));
+    let (m, r) = (model.clone(), result.clone());
+    let run = catch_unwind(AssertUnwindSafe(move || {
+        shuttle::Runner::new(scheduler, quiet_shuttle_config()).run(move || {
+            let trace = Arc::new(Trace::new());
+            let v = m.execute::<Shuttle>(&trace, &plans);
+            *r.lock().unwrap_or_else(|e| e.into_inner()) = Some((trace, v));
+        })
+    }));
+    if let Some(why) = diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(format!(
+            "{why} (was the string recorded for this scenario, revision and checker?)"
+        ));
+    }
+    if let Err(payload) = run {
+        let message = capture
+            .take_message()
+            .unwrap_or_else(|| payload_message(&*payload));
+        return Err(format!("the replayed execution panicked: {message}"));
+    }
+    let (trace, violations) = result
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .ok_or_else(|| {
+            "replay ended before the execution finished: the schedule is incomplete".to_string()
+        })?;
+    Ok(Replayed {
+        placement,
+        steps: trace.steps(),
+        violations,
+    })
+}

@@ -1,0 +1,9 @@
+//! wb-models: scenarios (thread programs + properties + expected verdicts) over wb-core, and the
+//! loom and shuttle harnesses that check them.
+
+pub mod bounds;
+pub mod dontcache_kick;
+pub mod harness;
+pub mod outcome;
+pub mod panic;
+pub mod scenario;

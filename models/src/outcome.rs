@@ -1,0 +1,93 @@
+//! What a checker run returns: executions, time, whether the search finished, and the first
+//! counterexample of each violated property. Violations are values: a run keeps exploring after
+//! one, until every property has failed or the search ends.
+
+use std::collections::BTreeSet;
+use wb_core::trace::Step;
+
+/// The four checkers of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Checker {
+    Loom,
+    ShuttlePct,
+    ShuttleRandom,
+    Oracle,
+}
+
+impl Checker {
+    pub const ALL: [Checker; 4] = [
+        Checker::Loom,
+        Checker::ShuttlePct,
+        Checker::ShuttleRandom,
+        Checker::Oracle,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Checker::Loom => "loom",
+            Checker::ShuttlePct => "shuttle-pct",
+            Checker::ShuttleRandom => "shuttle-random",
+            Checker::Oracle => "oracle",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Checker> {
+        Checker::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// A property violated by one execution, found by the scenario's check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub property: &'static str,
+    /// What was observed, with the values: readable without the source.
+    pub message: String,
+}
+
+/// The pseudo-property reported when a model thread panics or the checker itself fails
+/// (deadlock, step limit): never expected, so it always shows as a mismatch.
+pub const CHECKER_ERROR: &str = "checker-error";
+
+/// The first failing execution found for one property.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counterexample {
+    pub property: &'static str,
+    pub message: String,
+    /// The CPU placement of the execution (loom enumerates placements outside the model).
+    pub placement: String,
+    pub steps: Vec<Step>,
+    /// A handle `wbcheck replay` accepts, where the checker has one.
+    pub replay: Option<String>,
+}
+
+/// The result of one (scenario, revision, checker) run.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub executions: u64,
+    pub millis: u64,
+    /// The search was cut short (time or iteration limit) before it finished.
+    pub bounded: bool,
+    /// First counterexample per violated property, in the order found.
+    pub counterexamples: Vec<Counterexample>,
+    /// The bounds used, as (name, value) pairs for the JSON `bounds` object.
+    pub bounds: Vec<(String, u64)>,
+}
+
+impl Outcome {
+    pub fn violated(&self) -> BTreeSet<&'static str> {
+        self.counterexamples.iter().map(|c| c.property).collect()
+    }
+
+    pub fn counterexample(&self, property: &str) -> Option<&Counterexample> {
+        self.counterexamples.iter().find(|c| c.property == property)
+    }
+
+    /// Keep `cx` if its property has no counterexample yet; returns whether it was kept.
+    pub fn keep_first(&mut self, cx: Counterexample) -> bool {
+        if self.counterexample(cx.property).is_some() {
+            return false;
+        }
+        self.counterexamples.push(cx);
+        true
+    }
+}

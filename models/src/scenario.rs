@@ -1,0 +1,80 @@
+//! The scenario registry: names, headers, properties, revisions and the expected verdict of each
+//! (revision, checker) pair. Scenario and property names are a contract (DESIGN.md §6).
+
+use crate::bounds::Bounds;
+use crate::harness::Replayed;
+use crate::outcome::{Checker, Outcome};
+use std::collections::BTreeSet;
+
+/// A revision of a scenario with the properties each checker is expected to find violated
+/// (empty: expected to pass). Indexed like [`Checker::ALL`].
+#[derive(Debug, Clone)]
+pub struct RevisionInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub expected: [&'static [&'static str]; 4],
+}
+
+impl RevisionInfo {
+    pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
+        let i = Checker::ALL
+            .iter()
+            .position(|c| *c == checker)
+            .expect("every checker is in ALL");
+        self.expected[i].iter().copied().collect()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ScenarioInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// The scenario header (pattern, thread diagram, properties, bounds, abstractions, expected
+    /// verdicts): `wbcheck explain` prints it.
+    pub header: &'static str,
+    /// (property, what it asserts).
+    pub properties: &'static [(&'static str, &'static str)],
+    pub revisions: Vec<RevisionInfo>,
+}
+
+impl ScenarioInfo {
+    pub fn revision(&self, name: &str) -> Option<&RevisionInfo> {
+        self.revisions.iter().find(|r| r.name == name)
+    }
+
+    pub fn revision_names(&self) -> Vec<&'static str> {
+        self.revisions.iter().map(|r| r.name).collect()
+    }
+}
+
+/// A scenario the loom and shuttle checkers can run (the oracle checker lives in wb-checks).
+pub trait Scenario: Sync {
+    fn info(&self) -> ScenarioInfo;
+
+    /// Run `revision` under `checker` (loom or a shuttle checker). `revision` must be one of
+    /// [`ScenarioInfo::revisions`]; an unknown name is an error, never a panic.
+    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String>;
+
+    /// Replay a shuttle counterexample's schedule.
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        replay: &str,
+        bounds: &Bounds,
+    ) -> Result<Replayed, String>;
+}
+
+/// Every scenario, in catalogue order.
+pub fn scenarios() -> Vec<&'static dyn Scenario> {
+    vec![&crate::dontcache_kick::DontcacheKick]
+}
+
+pub fn find(name: &str) -> Option<&'static dyn Scenario> {
+    scenarios().into_iter().find(|s| s.info().name == name)
+}
+
+/// The error for a name that is not in a list: names the bad value and the valid ones.
+pub fn unknown(what: &str, bad: &str, valid: &[&str]) -> String {
+    format!("unknown {what} '{bad}' (valid: {})", valid.join(", "))
+}
