@@ -1,1 +1,8 @@
+//! wb-checks: the sequential reference models (oracles), the oracle checker and differential
+//! driver, the verdict matrix and its renderings. The `wbcheck` binary is `src/main.rs`.
 
+pub mod differential;
+pub mod matrix;
+pub mod oracle;
+pub mod oracle_check;
+pub mod render;

@@ -11,7 +11,6 @@ use crate::revision::{Consume, Kick};
 use crate::sync::Platform;
 use crate::wb::{
     process_one_work, wb_stat, wb_stat_sum, wb_wakeup, Wb, WbStatItem, WB_START_DONTCACHE,
-    WB_WRITEBACK_RUNNING,
 };
 
 /// `filemap_dontcache_kick_writeback()` (seed 002 patch 3; v7 as posted with [`Kick::Posted`],
@@ -121,9 +120,8 @@ fn wb_writeback<P: Platform>(ctx: &Ctx<P>, nr_pages: i64) {
 /// the run, `wb_check_start_dontcache` where v7 inserts it (after `wb_check_start_all`, before
 /// the periodic and background checks, which with the work list are left out).
 pub fn wb_do_writeback<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, consume: Consume) -> Option<i64> {
-    wb.state.set_bit(WB_WRITEBACK_RUNNING);
     let consumed = wb_check_start_dontcache(ctx, wb, consume);
-    wb.state.clear_bit(WB_WRITEBACK_RUNNING);
+
     consumed
 }
 

@@ -58,6 +58,9 @@ impl Trace {
 
     /// Register a thread name; returns its id for [`Trace::record`].
     pub fn register_thread(&self, name: &str) -> u8 {
+        if !self.enabled {
+            return 0;
+        }
         let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
         threads.push(name.to_owned());
         u8::try_from(threads.len() - 1).expect("at most 256 threads per execution")

@@ -31,6 +31,17 @@ impl WbStatItem {
             WbStatItem::DontcacheDirty => "WB_DONTCACHE_DIRTY",
         }
     }
+
+    /// Trace templates: (`wb_stat_mod`, `wb_stat`, `wb_stat_sum`).
+    fn templates(self) -> [&'static str; 3] {
+        match self {
+            WbStatItem::DontcacheDirty => [
+                "WB_DONTCACHE_DIRTY += {}",
+                "WB_DONTCACHE_DIRTY: percpu_counter_read_positive = {} (global count only)",
+                "WB_DONTCACHE_DIRTY: percpu_counter_sum_positive = {}",
+            ],
+        }
+    }
 }
 
 /// `WB_STAT_BATCH` = 8 * (1 + ilog2(nr_cpu_ids)); checkers pass a shrunk batch so small models
@@ -85,7 +96,7 @@ impl<P: Platform> Wb<P> {
 
 /// `wb_stat_mod()`: `percpu_counter_add_batch(&wb->stat[item], amount, WB_STAT_BATCH)`.
 pub fn wb_stat_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem, amount: i64) {
-    ctx.event("wb_stat_mod", "{} pages", &[amount]);
+    ctx.event("wb_stat_mod", item.templates()[0], &[amount]);
     wb.stat(item).add_batch(ctx, amount, wb.batch);
 }
 
@@ -102,7 +113,9 @@ pub fn wb_stat<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i64 {
 
 /// `wb_stat_sum()`: `percpu_counter_sum_positive`.
 pub fn wb_stat_sum<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i64 {
-    wb.stat(item).sum_positive(ctx)
+    let v = wb.stat(item).sum_positive(ctx);
+    ctx.event("wb_stat_sum", item.templates()[2], &[v]);
+    v
 }
 
 /// `wb_wakeup()` (fs/fs-writeback.c): under `spin_lock_irq(&wb->work_lock)`, if the wb is

@@ -159,7 +159,7 @@ impl Model for KickModel {
             .collect();
         let mut migrating = spread.clone();
         migrating[0] = CpuPlan::Migrate { from: 0, to: 1 };
-        vec![same, spread, migrating]
+        vec![spread, migrating, same]
     }
 
     fn shuttle_placement(&self) -> Vec<CpuPlan> {

@@ -1,6 +1,6 @@
 //! loom: one exhaustive run per CPU placement.
 
-use super::{execute_and_record, is_stop, lock, Collector, Model};
+use super::{execute_and_record, is_stop, lock, Collector, Model, Stop};
 use crate::bounds::Bounds;
 use crate::outcome::Outcome;
 use crate::panic::{payload_message, Capture};
@@ -30,7 +30,7 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
         let placement_start = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
             builder.check(move || {
-                execute_and_record::<M, Loom>(&m, &s, &plans, &label);
+                execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
             })
         }));
         let explored = lock(&shared).outcome.executions - before;

@@ -100,13 +100,23 @@ impl Collector {
     }
 }
 
-/// Run one execution of `model` on platform `P` and record it; panics with [`StopExploring`]
-/// when every property has failed.
+/// How a harness ends a search once every property has failed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Panic with [`StopExploring`] (loom: the only way out of `Builder::check`).
+    Panic,
+    /// Let the scheduler decline the next execution (shuttle: a panic would make shuttle print).
+    Scheduler,
+}
+
+/// Run one execution of `model` on platform `P` and record it; returns the indices of the
+/// counterexamples it added.
 fn execute_and_record<M: Model, P: Platform>(
     model: &M,
     shared: &Shared,
     plans: &[CpuPlan],
     placement: &str,
+    stop: Stop,
 ) -> Vec<usize> {
     let trace = Arc::new(Trace::new());
     {
@@ -121,7 +131,7 @@ fn execute_and_record<M: Model, P: Platform>(
         return Vec::new();
     }
     let kept = c.record(violations, &trace, placement);
-    if c.all_violated() {
+    if stop == Stop::Panic && c.all_violated() {
         drop(c);
         std::panic::panic_any(StopExploring);
     }

@@ -1,11 +1,12 @@
 //! shuttle: PCT or random schedules through a recording scheduler, and exact replay.
 
 use super::schedule::{decode, encode, Choice};
-use super::{execute_and_record, is_stop, lock, Collector, Model, Shared};
+use super::{execute_and_record, lock, Collector, Model, Shared, Stop};
 use crate::bounds::Bounds;
 use crate::outcome::{Outcome, Violation};
 use crate::panic::{payload_message, quiet_shuttle_config, Capture};
 use shuttle::scheduler::{PctScheduler, RandomScheduler, Schedule, Scheduler, Task, TaskId};
+use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -30,9 +31,21 @@ struct Tape {
 /// Wraps a shuttle scheduler and records every decision and random draw, so a failing
 /// execution's schedule is captured exactly (never parsed from shuttle's stderr).
 pub(super) struct Recording<S> {
-    inner: S,
+    /// `ManuallyDrop`: shuttle's RandomScheduler prints its seed when dropped before it has
+    /// declined an execution, which is what stopping early does; it is then leaked instead.
+    inner: ManuallyDrop<S>,
     tape: Arc<Mutex<Tape>>,
     shared: Shared,
+    stopped_early: bool,
+}
+
+impl<S> Drop for Recording<S> {
+    fn drop(&mut self) {
+        if !self.stopped_early {
+            // SAFETY: `inner` is not used again.
+            unsafe { ManuallyDrop::drop(&mut self.inner) }
+        }
+    }
 }
 
 impl<S> Recording<S> {
@@ -54,6 +67,10 @@ impl<S> Recording<S> {
 impl<S: Scheduler> Scheduler for Recording<S> {
     fn new_execution(&mut self) -> Option<Schedule> {
         Self::seal(&self.tape, &self.shared);
+        if lock(&self.shared).all_violated() {
+            self.stopped_early = true;
+            return None;
+        }
         self.inner.new_execution()
     }
 
@@ -105,9 +122,10 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     let shared = Collector::new(model.properties().len());
     let tape = Arc::new(Mutex::new(Tape::default()));
     let scheduler = Recording {
-        inner,
+        inner: ManuallyDrop::new(inner),
         tape: tape.clone(),
         shared: shared.clone(),
+        stopped_early: false,
     };
     let plans = model.shuttle_placement();
     let placement = model.placement_label(&plans);
@@ -116,7 +134,8 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     let runner = shuttle::Runner::new(scheduler, quiet_shuttle_config());
     let result = catch_unwind(AssertUnwindSafe(move || {
         runner.run(move || {
-            let kept = execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement);
+            let kept =
+                execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement, Stop::Scheduler);
             t.lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .awaiting
@@ -125,7 +144,6 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     }));
     let finished = match result {
         Ok(_) => true,
-        Err(payload) if is_stop(&*payload) => true,
         Err(payload) => {
             let message = capture
                 .take_message()

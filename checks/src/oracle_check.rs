@@ -1,0 +1,247 @@
+//! The matrix's `oracle` checker: every interleaving of whole kernel calls (each call atomic) of
+//! a scenario's threads, over every CPU placement, run on the reference model with the
+//! scenario's property checked at the end. Each sequence is also run on wb-core (std platform)
+//! and compared step by step with the reference; a disagreement is reported as the property
+//! `oracle-divergence`, which no revision expects.
+
+use crate::differential::CoreKick;
+use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
+use std::time::Instant;
+use wb_core::revision::KickRevision;
+use wb_core::trace::Step;
+use wb_core::wb::wb_stat_batch_for;
+use wb_models::bounds::Tier;
+use wb_models::dontcache_kick::{self, LOST_WAKEUP};
+use wb_models::outcome::{Counterexample, Outcome};
+use wb_models::scenario::unknown;
+
+pub const ORACLE_DIVERGENCE: &str = "oracle-divergence";
+
+/// Call `visit` with every interleaving of `threads` (each thread's steps keep their order).
+pub fn interleavings<T: Copy>(threads: &[Vec<T>], visit: &mut impl FnMut(&[(usize, T)])) {
+    fn go<T: Copy>(
+        threads: &[Vec<T>],
+        pos: &mut [usize],
+        seq: &mut Vec<(usize, T)>,
+        visit: &mut impl FnMut(&[(usize, T)]),
+    ) {
+        let mut done = true;
+        for t in 0..threads.len() {
+            if pos[t] < threads[t].len() {
+                done = false;
+                seq.push((t, threads[t][pos[t]]));
+                pos[t] += 1;
+                go(threads, pos, seq, visit);
+                pos[t] -= 1;
+                seq.pop();
+            }
+        }
+        if done {
+            visit(seq);
+        }
+    }
+    let mut pos = vec![0; threads.len()];
+    go(threads, &mut pos, &mut Vec::new(), visit);
+}
+
+/// Every assignment of `n` threads to `cpus` CPUs.
+pub fn placements(n: usize, cpus: usize) -> Vec<Vec<usize>> {
+    (0..cpus.pow(n as u32))
+        .map(|mut k| {
+            (0..n)
+                .map(|_| {
+                    let c = k % cpus;
+                    k /= cpus;
+                    c
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The size of the `dontcache-kick` oracle run. The batch is the kernel's WB_STAT_BATCH for the
+/// CPU count (16 for 2 CPUs): the oracle's cost does not depend on it. With one-page folios no
+/// add reaches the fold; the proptest comparison (checks/tests) draws amounts beyond the batch
+/// and covers it.
+#[derive(Debug, Clone, Copy)]
+pub struct KickOracleConfig {
+    pub writers: usize,
+    pub ops_per_writer: usize,
+    pub flusher_runs: usize,
+    pub nr_cpus: usize,
+    pub batch: i32,
+    pub pages_per_folio: i64,
+}
+
+impl KickOracleConfig {
+    pub fn for_tier(tier: Tier) -> Self {
+        let writers = if tier == Tier::Deep { 3 } else { 2 };
+        let nr_cpus = 2;
+        KickOracleConfig {
+            writers,
+            ops_per_writer: 2,
+            flusher_runs: 3,
+            nr_cpus,
+            batch: wb_stat_batch_for(nr_cpus),
+            pages_per_folio: 1,
+        }
+    }
+}
+
+/// Run the oracle checker on `dontcache-kick`.
+pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
+    let valid = KickRevision::ALL.map(|r| r.name());
+    let (Some(budget), Some(core_rev)) = (budget_of(revision), KickRevision::from_name(revision))
+    else {
+        return Err(unknown("revision", revision, &valid)
+            + " for scenario "
+            + dontcache_kick::NAME);
+    };
+    let cfg = KickOracleConfig::for_tier(tier);
+    let total = (cfg.writers * cfg.ops_per_writer) as i64 * cfg.pages_per_folio;
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    for cpus in placements(cfg.writers, cfg.nr_cpus) {
+        let mut threads: Vec<Vec<KickOp>> = (0..cfg.writers)
+            .map(|w| {
+                (0..cfg.ops_per_writer)
+                    .flat_map(|_| {
+                        [
+                            KickOp::Dirty {
+                                writer: w,
+                                cpu: cpus[w],
+                                pages: cfg.pages_per_folio,
+                            },
+                            KickOp::Kick { writer: w },
+                        ]
+                    })
+                    .collect()
+            })
+            .collect();
+        threads.push(vec![KickOp::Run; cfg.flusher_runs]);
+        let placement = cpus
+            .iter()
+            .enumerate()
+            .map(|(w, c)| format!("writer{w} cpu{c}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        interleavings(&threads, &mut |seq| {
+            outcome.executions += 1;
+            let mut reference =
+                RefKick::new(cfg.writers, cfg.nr_cpus, i64::from(cfg.batch), budget);
+            let mut core = CoreKick::new(core_rev, cfg.writers, cfg.nr_cpus, cfg.batch);
+            let mut steps = Vec::with_capacity(seq.len());
+            for (i, &(_, op)) in seq.iter().enumerate() {
+                let before = reference.clone();
+                let want = reference.apply(op);
+                steps.push(describe(op, want, &before, &reference));
+                let got = core.apply(op);
+                let got_state = core.snapshot(&reference);
+                if got != want || got_state != reference {
+                    outcome.keep_first(Counterexample {
+                        property: ORACLE_DIVERGENCE,
+                        message: format!(
+                            "step {}: wb-core returned {got:?} with state {got_state:?}; the reference returned {want:?} with state {reference:?}",
+                            i + 1
+                        ),
+                        placement: placement.clone(),
+                        steps: steps.clone(),
+                        replay: None,
+                    });
+                    return;
+                }
+            }
+            if let Some(message) = reference.lost_wakeup(total) {
+                outcome.keep_first(Counterexample {
+                    property: LOST_WAKEUP,
+                    message,
+                    placement: placement.clone(),
+                    steps,
+                    replay: None,
+                });
+            }
+        });
+    }
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![
+        ("writers".into(), cfg.writers as u64),
+        ("ops_per_writer".into(), cfg.ops_per_writer as u64),
+        ("flusher_runs".into(), cfg.flusher_runs as u64),
+        ("cpus".into(), cfg.nr_cpus as u64),
+        ("batch".into(), cfg.batch as u64),
+    ];
+    Ok(outcome)
+}
+
+/// One reference step as a trace step with the values involved.
+fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
+    let step = |thread: String, function: &str, detail: String| Step {
+        thread,
+        function: function.into(),
+        detail,
+    };
+    let c = &after.dontcache_dirty;
+    match (op, result) {
+        (KickOp::Dirty { writer, cpu, pages }, _) => step(
+            format!("writer{writer}"),
+            "filemap_dirty_folio",
+            format!(
+                "WB_DONTCACHE_DIRTY += {pages} on cpu{cpu}: count {} slots {:?}",
+                c.count, c.slots
+            ),
+        ),
+        (KickOp::Kick { writer }, KickResult::Kicked { woke }) => step(
+            format!("writer{writer}"),
+            "filemap_dontcache_kick_writeback",
+            if woke {
+                "WB_start_dontcache 0 -> 1, wb_wakeup queues a run".into()
+            } else {
+                format!(
+                    "WB_start_dontcache = {}, wb_has_dirty_io = {} -> no wakeup",
+                    before.start_dontcache as u8, before.has_dirty_io as u8
+                )
+            },
+        ),
+        (_, KickResult::Ran { queued, consumed }) => step(
+            "flusher".into(),
+            "wb_check_start_dontcache",
+            match consumed {
+                Some(nr) => format!(
+                    "{} run; WB_start_dontcache 1 -> 0; budget read = {nr} (count {} slots {:?})",
+                    if queued { "queued" } else { "periodic" },
+                    c.count,
+                    c.slots
+                ),
+                None => format!(
+                    "{} run; WB_start_dontcache = 0 -> nothing to do",
+                    if queued { "queued" } else { "periodic" }
+                ),
+            },
+        ),
+        (op, result) => step("?".into(), "?", format!("{op:?} -> {result:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleavings_are_counted_by_the_multinomial() {
+        let mut n = 0;
+        interleavings(&[vec![1, 2], vec![3, 4], vec![5]], &mut |_| n += 1);
+        assert_eq!(n, 5 * 4 * 3 * 2 / (2 * 2));
+        assert_eq!(
+            placements(2, 2),
+            vec![vec![0, 0], vec![1, 0], vec![0, 1], vec![1, 1]]
+        );
+    }
+}
+
+/// The oracle checker for `scenario`.
+pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String> {
+    match scenario {
+        dontcache_kick::NAME => check_kick(revision, tier),
+        other => Err(format!("scenario '{other}' has no oracle")),
+    }
+}
