@@ -1,0 +1,147 @@
+//! wb-core against the independent reference models, over random operation sequences with
+//! random CPU placement and folio sizes on both sides of the percpu batch
+//! (proptest-state-machine). Every kernel call is applied to both; after each one the core's
+//! state, read directly, must equal the reference's.
+
+use proptest::prelude::*;
+use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
+use std::sync::Arc;
+use wb_checks::differential::CoreKick;
+use wb_checks::oracle::kick::{budget_of, KickOp, RefKick};
+use wb_checks::oracle::percpu::RefPercpu;
+use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::percpu::PercpuCounter;
+use wb_core::revision::KickRevision;
+use wb_core::sync::Std;
+use wb_core::trace::Trace;
+
+const CPUS: usize = 3;
+const BATCH: i32 = 4;
+const WRITERS: usize = 2;
+
+/// A reference state machine for one revision of the kick/consume protocol.
+macro_rules! kick_machine {
+    ($reference:ident, $test:ident, $revision:expr) => {
+        struct $reference;
+        impl ReferenceStateMachine for $reference {
+            type State = RefKick;
+            type Transition = KickOp;
+            fn init_state() -> BoxedStrategy<RefKick> {
+                Just(RefKick::new(WRITERS, CPUS, i64::from(BATCH), budget_of($revision).unwrap())).boxed()
+            }
+            fn transitions(_: &RefKick) -> BoxedStrategy<KickOp> {
+                prop_oneof![
+                    3 => (0..WRITERS, 0..CPUS, 1i64..=2 * i64::from(BATCH))
+                        .prop_map(|(writer, cpu, pages)| KickOp::Dirty { writer, cpu, pages }),
+                    2 => (0..WRITERS).prop_map(|writer| KickOp::Kick { writer }),
+                    2 => Just(KickOp::Run),
+                ]
+                .boxed()
+            }
+            fn apply(mut state: RefKick, op: &KickOp) -> RefKick {
+                state.apply(*op);
+                state
+            }
+        }
+        struct $test;
+        impl StateMachineTest for $test {
+            type SystemUnderTest = CoreKick;
+            type Reference = $reference;
+            fn init_test(_: &RefKick) -> CoreKick {
+                CoreKick::new(KickRevision::from_name($revision).unwrap(), WRITERS, CPUS, BATCH)
+            }
+            fn apply(mut core: CoreKick, reference: &RefKick, op: KickOp) -> CoreKick {
+                core.apply(op);
+                assert_eq!(core.snapshot(reference), *reference, "after {op:?}");
+                core
+            }
+        }
+    };
+}
+
+kick_machine!(RefV7, CoreV7, "v7");
+kick_machine!(RefV7Posted, CoreV7Posted, "v7-posted");
+kick_machine!(RefLateClear, CoreLateClear, "v5-late-clear");
+kick_machine!(RefApprox, CoreApprox, "v5-approx-read");
+
+prop_state_machine! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn v7_core_matches_reference(sequential 1..60 => CoreV7);
+    #[test]
+    fn v7_posted_core_matches_reference(sequential 1..60 => CoreV7Posted);
+    #[test]
+    fn v5_late_clear_core_matches_reference(sequential 1..60 => CoreLateClear);
+    #[test]
+    fn v5_approx_read_core_matches_reference(sequential 1..60 => CoreApprox);
+}
+
+/// percpu_counter alone, with negative amounts and every reader.
+#[derive(Debug, Clone, Copy)]
+enum CounterOp {
+    Add { cpu: usize, amount: i64 },
+    Read,
+    Sum,
+}
+
+struct RefCounter;
+impl ReferenceStateMachine for RefCounter {
+    type State = RefPercpu;
+    type Transition = CounterOp;
+    fn init_state() -> BoxedStrategy<RefPercpu> {
+        Just(RefPercpu::new(CPUS, i64::from(BATCH))).boxed()
+    }
+    fn transitions(_: &RefPercpu) -> BoxedStrategy<CounterOp> {
+        let b = 2 * i64::from(BATCH);
+        prop_oneof![
+            4 => (0..CPUS, -b..=b).prop_map(|(cpu, amount)| CounterOp::Add { cpu, amount }),
+            1 => Just(CounterOp::Read),
+            1 => Just(CounterOp::Sum),
+        ]
+        .boxed()
+    }
+    fn apply(mut state: RefPercpu, op: &CounterOp) -> RefPercpu {
+        if let CounterOp::Add { cpu, amount } = *op {
+            state.add(cpu, amount);
+        }
+        state
+    }
+}
+
+struct CoreCounter;
+impl StateMachineTest for CoreCounter {
+    type SystemUnderTest = PercpuCounter<Std>;
+    type Reference = RefCounter;
+    fn init_test(_: &RefPercpu) -> PercpuCounter<Std> {
+        PercpuCounter::new(CPUS)
+    }
+    fn apply(core: PercpuCounter<Std>, r: &RefPercpu, op: CounterOp) -> PercpuCounter<Std> {
+        let trace = Arc::new(Trace::disabled());
+        match op {
+            CounterOp::Add { cpu, amount } => {
+                core.add_batch(&Ctx::new(trace, "t", CpuPlan::Fixed(cpu)), amount, BATCH);
+            }
+            CounterOp::Read => {
+                assert_eq!(core.read(), r.read());
+                assert_eq!(core.read_positive(), r.read_positive());
+            }
+            CounterOp::Sum => {
+                let ctx = Ctx::new(trace, "t", CpuPlan::Fixed(0));
+                assert_eq!(core.sum(&ctx), r.sum());
+                assert_eq!(core.sum_positive(&ctx), r.sum_positive());
+            }
+        }
+        assert_eq!(
+            (core.read(), core.raw_slots()),
+            (r.count, r.slots.clone()),
+            "after {op:?}"
+        );
+        core
+    }
+}
+
+prop_state_machine! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #[test]
+    fn percpu_counter_matches_reference(sequential 1..80 => CoreCounter);
+}

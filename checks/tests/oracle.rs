@@ -1,0 +1,68 @@
+//! Expected verdicts of the `oracle` checker (every interleaving of whole kernel calls on the
+//! reference model, cross-checked against wb-core), written out per revision.
+
+use std::collections::BTreeSet;
+use wb_checks::oracle_check::{check_kick, ORACLE_DIVERGENCE};
+use wb_models::bounds::Tier;
+use wb_models::dontcache_kick::LOST_WAKEUP;
+
+fn violated(revision: &str) -> BTreeSet<&'static str> {
+    let o = check_kick(revision, Tier::Quick).unwrap();
+    assert!(
+        o.executions > 1000,
+        "the oracle explored only {} sequences",
+        o.executions
+    );
+    assert!(
+        !o.violated().contains(ORACLE_DIVERGENCE),
+        "{revision}: {:#?}",
+        o.counterexample(ORACLE_DIVERGENCE)
+    );
+    o.violated()
+}
+
+#[test]
+fn v7_passes() {
+    assert!(violated("v7").is_empty());
+}
+
+#[test]
+fn v7_posted_passes() {
+    assert!(violated("v7-posted").is_empty());
+}
+
+#[test]
+fn v7_posted_no_mb_passes_sequentially() {
+    assert!(violated("v7-posted-no-mb").is_empty());
+}
+
+#[test]
+fn v7_no_mb_passes() {
+    assert!(violated("v7-no-mb").is_empty());
+}
+
+#[test]
+fn v5_late_clear_passes_sequentially() {
+    // Its bug needs a writer between the flusher's counter read and its clear_bit.
+    assert!(violated("v5-late-clear").is_empty());
+}
+
+#[test]
+fn v5_approx_read_fails_sequentially() {
+    assert_eq!(violated("v5-approx-read"), BTreeSet::from([LOST_WAKEUP]));
+    let o = check_kick("v5-approx-read", Tier::Quick).unwrap();
+    let cx = o.counterexample(LOST_WAKEUP).unwrap();
+    assert!(cx
+        .steps
+        .iter()
+        .any(|s| s.function == "wb_check_start_dontcache" && s.detail.contains("budget read = 0")));
+}
+
+#[test]
+fn unknown_revision_is_an_error() {
+    let err = check_kick("v9", Tier::Quick).unwrap_err();
+    assert!(
+        err.contains("'v9'") && err.contains("v5-approx-read"),
+        "{err}"
+    );
+}
