@@ -1,0 +1,53 @@
+//! The deep exhaustive loom tier, selected by the ecosystem convention
+//! `RUSTFLAGS="--cfg loom" cargo test --release`. Same expectations as the quick tier, written
+//! out per revision, at the deep sizes of each scenario (see its header) and the deep bounds
+//! (`models/src/bounds.rs`; the WBCHECK_* and LOOM_* variables apply).
+#![cfg(loom)]
+
+use std::collections::BTreeSet;
+use wb_models::bounds::{Bounds, Tier};
+use wb_models::dontcache_kick::{DontcacheKick, LOST_WAKEUP};
+use wb_models::outcome::Checker;
+use wb_models::scenario::Scenario;
+
+fn violated(revision: &str) -> BTreeSet<&'static str> {
+    let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
+    let o = DontcacheKick.run(revision, Checker::Loom, &bounds).unwrap();
+    assert!(
+        !o.bounded,
+        "{revision}: the deep loom search was cut short after {} executions",
+        o.executions
+    );
+    eprintln!("{revision}: {} executions in {} ms", o.executions, o.millis);
+    o.violated()
+}
+
+#[test]
+fn dontcache_kick_v7_passes() {
+    assert!(violated("v7").is_empty());
+}
+
+#[test]
+fn dontcache_kick_v7_posted_passes() {
+    assert!(violated("v7-posted").is_empty());
+}
+
+#[test]
+fn dontcache_kick_v7_posted_no_mb_loses_a_wakeup() {
+    assert_eq!(violated("v7-posted-no-mb"), BTreeSet::from([LOST_WAKEUP]));
+}
+
+#[test]
+fn dontcache_kick_v7_no_mb_passes() {
+    assert!(violated("v7-no-mb").is_empty());
+}
+
+#[test]
+fn dontcache_kick_v5_late_clear_loses_a_wakeup() {
+    assert_eq!(violated("v5-late-clear"), BTreeSet::from([LOST_WAKEUP]));
+}
+
+#[test]
+fn dontcache_kick_v5_approx_read_loses_a_wakeup() {
+    assert_eq!(violated("v5-approx-read"), BTreeSet::from([LOST_WAKEUP]));
+}
