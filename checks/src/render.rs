@@ -2,6 +2,7 @@
 
 use crate::matrix::{CounterexampleJson, Matrix, Row};
 use std::fmt::Write as _;
+use wb_core::trace::format_lines;
 
 fn status(r: &Row) -> &'static str {
     if r.matched {
@@ -19,85 +20,69 @@ fn violated(r: &Row) -> String {
     }
 }
 
+const HEADER: [&str; 9] = [
+    "scenario",
+    "revision",
+    "checker",
+    "expected",
+    "verdict",
+    "match",
+    "executions",
+    "ms",
+    "violated",
+];
+
+fn cells(r: &Row) -> [String; 9] {
+    [
+        r.scenario.clone(),
+        r.revision.clone(),
+        r.checker.clone(),
+        r.expected.into(),
+        r.verdict.into(),
+        status(r).into(),
+        r.executions.to_string(),
+        r.millis.to_string(),
+        violated(r),
+    ]
+}
+
+fn summary(m: &Matrix) -> String {
+    format!(
+        "\n{} rows, {} matched, {} mismatched\n",
+        m.summary.total, m.summary.matched, m.summary.mismatched
+    )
+}
+
 pub fn table(m: &Matrix) -> String {
-    let header = [
-        "scenario",
-        "revision",
-        "checker",
-        "expected",
-        "verdict",
-        "match",
-        "executions",
-        "ms",
-        "violated",
-    ];
-    let rows: Vec<[String; 9]> = m
-        .results
-        .iter()
-        .map(|r| {
-            [
-                r.scenario.clone(),
-                r.revision.clone(),
-                r.checker.clone(),
-                r.expected.into(),
-                r.verdict.into(),
-                status(r).into(),
-                r.executions.to_string(),
-                r.millis.to_string(),
-                violated(r),
-            ]
-        })
-        .collect();
-    let mut width = header.map(str::len);
+    let rows: Vec<[String; 9]> = m.results.iter().map(cells).collect();
+    let mut width = HEADER.map(str::len);
     for row in &rows {
         for (w, cell) in width.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
         }
     }
     let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        let padded: Vec<String> = cells
+    for row in std::iter::once(HEADER.map(String::from)).chain(rows) {
+        let padded: Vec<String> = row
             .iter()
             .zip(width)
             .map(|(c, w)| format!("{c:<w$}"))
             .collect();
         let _ = writeln!(out, "{}", padded.join("  ").trim_end());
-    };
-    line(&mut out, &header.map(String::from));
-    for row in &rows {
-        line(&mut out, row);
     }
-    let _ = writeln!(
-        out,
-        "\n{} rows, {} matched, {} mismatched",
-        m.summary.total, m.summary.matched, m.summary.mismatched
-    );
-    out
+    out + &summary(m)
 }
 
 pub fn markdown(m: &Matrix) -> String {
-    let mut out = String::from("| scenario | revision | checker | expected | verdict | match | executions | ms | violated |\n|---|---|---|---|---|---|---:|---:|---|\n");
-    for r in &m.results {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.scenario,
-            r.revision,
-            r.checker,
-            r.expected,
-            r.verdict,
-            status(r),
-            r.executions,
-            r.millis,
-            violated(r)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "\n{} rows, {} matched, {} mismatched",
-        m.summary.total, m.summary.matched, m.summary.mismatched
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        HEADER.join(" | "),
+        "---|".repeat(HEADER.len())
     );
-    out
+    for r in &m.results {
+        let _ = writeln!(out, "| {} |", cells(r).join(" | "));
+    }
+    out + &summary(m)
 }
 
 /// A counterexample as reviewers read it.
@@ -105,17 +90,9 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "property {property} violated: {}", c.message);
     let _ = writeln!(out, "placement: {}", c.placement);
-    let width = c.steps.iter().map(|s| s.thread.len()).max().unwrap_or(0);
-    for (i, s) in c.steps.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{:>3}  {:<width$}  {}: {}",
-            i + 1,
-            s.thread,
-            s.function,
-            s.detail
-        );
-    }
+    out.push_str(&format_lines(c.steps.iter().map(|s| {
+        (s.thread.as_str(), s.function.as_str(), s.detail.as_str())
+    })));
     match &c.replay {
         Some(r) => {
             let _ = writeln!(out, "replay: {r}");

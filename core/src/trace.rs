@@ -135,19 +135,22 @@ pub fn render(template: &str, args: &[i64]) -> String {
     out
 }
 
-/// Format steps as the text trace: one line per step.
+/// Format steps as the text trace: one numbered line per step.
 pub fn format_steps(steps: &[Step]) -> String {
-    let width = steps.iter().map(|s| s.thread.len()).max().unwrap_or(0);
+    format_lines(
+        steps
+            .iter()
+            .map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str())),
+    )
+}
+
+/// [`format_steps`] over (thread, function, detail) triples.
+pub fn format_lines<'a>(steps: impl Iterator<Item = (&'a str, &'a str, &'a str)>) -> String {
+    let steps: Vec<_> = steps.collect();
+    let width = steps.iter().map(|s| s.0.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (i, s) in steps.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "{:>3}  {:<width$}  {}: {}",
-            i + 1,
-            s.thread,
-            s.function,
-            s.detail
-        );
+    for (i, (thread, function, detail)) in steps.iter().enumerate() {
+        let _ = writeln!(out, "{:>3}  {thread:<width$}  {function}: {detail}", i + 1);
     }
     out
 }
