@@ -3,45 +3,54 @@
 //! compared step by step.
 
 use crate::oracle::kick::{KickOp, KickResult, RefKick};
+use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
-use wb_core::folio::Folio;
-use wb_core::inode::{Inode, I_DIRTY_PAGES};
+use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
+use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
+use wb_core::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::KickRevision;
+use wb_core::revision::{Consume, Kick, KickPin, KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
-use wb_core::wb::{Wb, WbStatItem, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
+use wb_core::wb::{
+    cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE,
+};
 
 /// The core's side of the `dontcache-kick` comparison.
 pub struct CoreKick {
     revision: KickRevision,
-    wb: Arc<Wb<Std>>,
+    bdi: Arc<Bdi<Std>>,
     inodes: Vec<Inode<Std>>,
-    trace: Arc<Trace>,
+    /// One task per CPU: a step runs as the task of the CPU it names.
+    cpus: Vec<Ctx<Std>>,
     last_consumed: i64,
     next_folio: u64,
 }
 
 impl CoreKick {
     pub fn new(revision: KickRevision, writers: usize, nr_cpus: usize, batch: i32) -> Self {
-        let wb = Arc::new(Wb::new(nr_cpus, batch));
+        let bdi = Arc::new(Bdi::new(0, nr_cpus, batch, nr_cpus));
         let inodes = (0..writers)
-            .map(|w| Inode::new(w as u32, wb.clone(), true))
+            .map(|w| Inode::new(w as u32, bdi.clone(), 0, true, Vec::new()))
+            .collect();
+        let trace = Arc::new(Trace::disabled());
+        let cpus = (0..nr_cpus)
+            .map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c)))
             .collect();
         CoreKick {
             revision,
-            wb,
+            bdi,
             inodes,
-            trace: Arc::new(Trace::disabled()),
+            cpus,
             last_consumed: 0,
             next_folio: 0,
         }
     }
 
-    fn ctx(&self, cpu: usize) -> Ctx<Std> {
-        Ctx::new(self.trace.clone(), "step", CpuPlan::Fixed(cpu))
+    fn ctx(&self, cpu: usize) -> &Ctx<Std> {
+        &self.cpus[cpu]
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
@@ -51,7 +60,7 @@ impl CoreKick {
                 self.next_folio += 1;
                 let folio = Folio::new(self.next_folio, pages as u32, true);
                 filemap_dirty_folio(
-                    &self.ctx(cpu),
+                    self.ctx(cpu),
                     &self.inodes[writer],
                     &folio,
                     rev.writer_smp_mb(),
@@ -60,14 +69,22 @@ impl CoreKick {
             }
             KickOp::Kick { writer } => {
                 let woke = filemap_dontcache_kick_writeback(
-                    &self.ctx(0),
+                    self.ctx(0),
                     &self.inodes[writer],
                     rev.kick(),
+                    KickPin::GetWakePut,
                 );
                 KickResult::Kicked { woke }
             }
             KickOp::Run => {
-                let run = wb_workfn(&self.ctx(0), &self.wb, rev.consume());
+                let run = wb_workfn(
+                    self.ctx(0),
+                    self.bdi.wb(0),
+                    rev.consume(),
+                    &[],
+                    WorkStart::Periodic,
+                )
+                .expect("a periodic run always runs");
                 if let Some(nr) = run.consumed {
                     self.last_consumed = nr;
                 }
@@ -81,11 +98,12 @@ impl CoreKick {
 
     /// The core's state, read directly, laid out as the reference's.
     pub fn snapshot(&self, like: &RefKick) -> RefKick {
-        let counter = self.wb.stat(WbStatItem::DontcacheDirty);
+        let wb = self.bdi.wb(0);
+        let counter = wb.stat(WbStatItem::DontcacheDirty);
         let mut s = like.clone();
-        s.start_dontcache = self.wb.state.test_bit(WB_START_DONTCACHE);
-        s.has_dirty_io = self.wb.state.test_bit(WB_HAS_DIRTY_IO);
-        s.pending = self.wb.run_pending();
+        s.start_dontcache = wb.state.test_bit(WB_START_DONTCACHE);
+        s.has_dirty_io = wb.state.test_bit(WB_HAS_DIRTY_IO);
+        s.pending = wb.run_pending();
         s.dontcache_dirty.count = counter.read();
         s.dontcache_dirty.slots = counter.raw_slots();
         s.inode_dirty = self
@@ -95,5 +113,120 @@ impl CoreKick {
             .collect();
         s.last_consumed = self.last_consumed;
         s
+    }
+}
+
+/// The core's side of the `wb-pin` comparison: the scenario's objects on the std platform, each
+/// step run by the task of the thread that does it in the scenario.
+pub struct CorePin {
+    revision: PinRevision,
+    inode: Arc<Inode<Std>>,
+    trace: Arc<Trace>,
+    writer: Ctx<Std>,
+    switcher: Ctx<Std>,
+    kworker: Ctx<Std>,
+    switch_queued: bool,
+    last_consumed: Vec<i64>,
+}
+
+impl CorePin {
+    pub fn new(revision: PinRevision, folios: usize) -> Self {
+        let trace = Arc::new(Trace::new());
+        let ctx = |name| Ctx::new(trace.clone(), name, CpuPlan::Fixed(0));
+        let (writer, switcher, kworker) = (ctx("writer"), ctx("switcher"), ctx("kworker"));
+        let bdi = Arc::new(Bdi::new(2, 1, 4, 3));
+        let folios = (0..folios)
+            .map(|i| Arc::new(Folio::new(i as u64, 1, true)))
+            .collect();
+        let inode = Arc::new(Inode::new(0, bdi.clone(), OLD, true, folios));
+        wb_get(&switcher, bdi.wb(OLD));
+        cgwb_kill(&switcher, bdi.wb(OLD));
+        CorePin {
+            revision,
+            inode,
+            trace,
+            writer,
+            switcher,
+            kworker,
+            switch_queued: false,
+            last_consumed: vec![0; 3],
+        }
+    }
+
+    pub fn apply(&mut self, op: PinOp) {
+        let inode = &*self.inode;
+        match op {
+            PinOp::Dirty { folio } => {
+                filemap_dirty_folio(&self.writer, inode, &inode.folios[folio], true);
+            }
+            PinOp::Kick => {
+                filemap_dontcache_kick_writeback(
+                    &self.writer,
+                    inode,
+                    Kick::Fold,
+                    self.revision.pin(),
+                );
+            }
+            PinOp::SwitchBegin => {
+                self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW)
+            }
+            PinOp::SwitchWork => {
+                if std::mem::take(&mut self.switch_queued) {
+                    inode_switch_wbs_work_fn(
+                        &self.switcher,
+                        inode,
+                        NEW,
+                        self.revision.switch_kick(),
+                    );
+                }
+            }
+            PinOp::Run { wb } => {
+                let run = wb_workfn(
+                    &self.kworker,
+                    inode.bdi.wb(wb),
+                    Consume::ClearThenSum,
+                    &[inode],
+                    WorkStart::Queued,
+                );
+                if let Some(nr) = run.and_then(|r| r.consumed) {
+                    self.last_consumed[wb] = nr;
+                }
+            }
+        }
+    }
+
+    /// The core's state, read directly, laid out as the reference's.
+    pub fn snapshot(&self, like: &RefPin) -> RefPin {
+        let inode = &*self.inode;
+        let mut s = like.clone();
+        for (id, w) in s.wbs.iter_mut().enumerate().skip(1) {
+            let wb = inode.bdi.wb(id);
+            w.refs = wb.refcount();
+            w.life = if wb.life() == Life::Live {
+                PinLife::Live
+            } else {
+                PinLife::Freed
+            };
+            w.frees = wb.frees();
+            w.start_dontcache = wb.state.test_bit(WB_START_DONTCACHE);
+            w.has_dirty_io = wb.state.test_bit(WB_HAS_DIRTY_IO);
+            w.pending = wb.run_pending();
+            w.dontcache_dirty = wb.stat(WbStatItem::DontcacheDirty).raw_total();
+        }
+        s.inode_wb = inode.wb_id();
+        s.switching = inode.i_state.test_bit(I_WB_SWITCH);
+        s.inode_dirty = inode.i_state.test_bit(I_DIRTY_PAGES);
+        for (f, folio) in s.folios.iter_mut().zip(&inode.folios) {
+            f.dirty = folio.test_dirty();
+            f.tagged = folio.marks.test_bit(PAGECACHE_TAG_DIRTY);
+        }
+        s.last_consumed = self.last_consumed.clone();
+        s.detected = self.trace.detected().iter().map(|d| d.property).collect();
+        s
+    }
+
+    /// The core's trace so far.
+    pub fn steps(&self) -> Vec<wb_core::trace::Step> {
+        self.trace.steps()
     }
 }

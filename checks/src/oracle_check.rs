@@ -4,16 +4,18 @@
 //! and compared step by step with the reference; a disagreement is reported as the property
 //! `oracle-divergence`, which no revision expects.
 
-use crate::differential::CoreKick;
+use crate::differential::{CoreKick, CorePin};
 use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
+use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
 use std::time::Instant;
-use wb_core::revision::KickRevision;
+use wb_core::revision::{KickRevision, PinRevision};
 use wb_core::trace::Step;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
 use wb_models::outcome::{Counterexample, Outcome};
 use wb_models::scenario::unknown;
+use wb_models::wb_pin;
 
 pub const ORACLE_DIVERGENCE: &str = "oracle-divergence";
 
@@ -242,6 +244,129 @@ mod tests {
 pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String> {
     match scenario {
         dontcache_kick::NAME => check_kick(revision, tier),
+        wb_pin::NAME => check_pin(revision, tier),
         other => Err(format!("scenario '{other}' has no oracle")),
+    }
+}
+
+/// Run the oracle checker on `wb-pin`: writers (one folio and one kick each), the switch as
+/// two calls (`inode_switch_wbs`, then its work), and a kworker's passes over both wbs.
+pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
+    let valid = PinRevision::ALL.map(|r| r.name());
+    let (Some((pin, fix)), Some(core_rev)) =
+        (pin_revision(revision), PinRevision::from_name(revision))
+    else {
+        return Err(unknown("revision", revision, &valid) + " for scenario " + wb_pin::NAME);
+    };
+    let writers = if tier == Tier::Deep { 3 } else { 2 };
+    let passes = 2;
+    let mut threads: Vec<Vec<PinOp>> = (0..writers)
+        .map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick])
+        .collect();
+    threads.push(vec![PinOp::SwitchBegin, PinOp::SwitchWork]);
+    threads.push(
+        (0..passes)
+            .flat_map(|_| [PinOp::Run { wb: pin::OLD }, PinOp::Run { wb: pin::NEW }])
+            .collect(),
+    );
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    let placement = "one CPU (the oracle's calls are atomic)".to_string();
+    interleavings(&threads, &mut |seq| {
+        outcome.executions += 1;
+        let mut reference = RefPin::new(pin, fix, writers);
+        let mut core = CorePin::new(core_rev, writers);
+        let mut steps = Vec::with_capacity(seq.len());
+        for (i, &(t, op)) in seq.iter().enumerate() {
+            reference.apply(op);
+            steps.push(describe_pin(t, writers, op, &reference));
+            core.apply(op);
+            let got = core.snapshot(&reference);
+            if got != reference {
+                outcome.keep_first(Counterexample {
+                    property: ORACLE_DIVERGENCE,
+                    message: format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1),
+                    placement: placement.clone(),
+                    steps: steps.clone(),
+                    replay: None,
+                });
+                return;
+            }
+        }
+        for property in reference.violated() {
+            outcome.keep_first(Counterexample {
+                property,
+                message: format!(
+                    "the reference model ends with {property} violated: {reference:?}"
+                ),
+                placement: placement.clone(),
+                steps: steps.clone(),
+                replay: None,
+            });
+        }
+    });
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![
+        ("writers".into(), writers as u64),
+        ("kworker_passes".into(), passes as u64),
+    ];
+    Ok(outcome)
+}
+
+fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Step {
+    let who = if thread < writers {
+        format!("writer{thread}")
+    } else if thread == writers {
+        "switcher".into()
+    } else {
+        "kworker".into()
+    };
+    let wb = |id: usize| {
+        let w = &after.wbs[id];
+        format!(
+            "wb{id}: refs {} {:?} WB_start_dontcache {} queued {} WB_DONTCACHE_DIRTY {}",
+            w.refs, w.life, w.start_dontcache as u8, w.pending as u8, w.dontcache_dirty
+        )
+    };
+    let (function, detail) = match op {
+        PinOp::Dirty { folio } => (
+            "filemap_dirty_folio",
+            format!(
+                "folio {folio} dirty on the inode's wb{}; {}",
+                after.inode_wb,
+                wb(after.inode_wb)
+            ),
+        ),
+        PinOp::Kick => (
+            "filemap_dontcache_kick_writeback",
+            format!(
+                "inode on wb{} (switching {}); {}",
+                after.inode_wb,
+                after.switching as u8,
+                wb(after.inode_wb)
+            ),
+        ),
+        PinOp::SwitchBegin => (
+            "inode_switch_wbs",
+            format!("I_WB_SWITCH = {}", after.switching as u8),
+        ),
+        PinOp::SwitchWork => (
+            "inode_do_switch_wbs",
+            format!(
+                "inode on wb{}; {}; {}",
+                after.inode_wb,
+                wb(pin::OLD),
+                wb(pin::NEW)
+            ),
+        ),
+        PinOp::Run { wb: id } => (
+            "wb_workfn",
+            format!("last consume read {}; {}", after.last_consumed[id], wb(id)),
+        ),
+    };
+    Step {
+        thread: who,
+        function: function.into(),
+        detail,
     }
 }

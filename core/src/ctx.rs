@@ -16,7 +16,8 @@ pub enum CpuPlan {
     /// Starts on `from`; at its first migration point (between a `this_cpu_read` and the
     /// `this_cpu_try_cmpxchg` that follows, where preemption is enabled) moves to `to`.
     Migrate { from: usize, to: usize },
-    /// Initial CPU and every migration drawn with [`Platform::choose`] (shuttle; replayed).
+    /// Initial CPU drawn with [`Platform::choose`] (shuttle; replayed); at each migration point
+    /// the task stays put with probability 1/2 and otherwise moves to a drawn CPU.
     Drawn { nr_cpus: usize },
 }
 
@@ -31,13 +32,20 @@ impl CpuPlan {
     }
 }
 
-/// A model task (kernel thread or user task) with its CPU.
+/// Property detected by the IRQ-state model: interrupts enabled while an irqsave lock (one also
+/// taken from interrupt context, such as the i_pages xa_lock) is held.
+pub const IRQ_ENABLED_UNDER_LOCK: &str = "irq-enabled-under-lock";
+
+/// A model task (kernel thread or user task) with its CPU and its local IRQ state.
 pub struct Ctx<P: Platform> {
     tid: u8,
     trace: Arc<Trace>,
     plan: CpuPlan,
     cpu: Cell<usize>,
     migrated: Cell<bool>,
+    irqs_disabled: Cell<bool>,
+    /// Locks taken irqsave and not yet released.
+    irqsave_held: Cell<u32>,
     _platform: PhantomData<P>,
 }
 
@@ -54,12 +62,19 @@ impl<P: Platform> Ctx<P> {
             plan,
             cpu: Cell::new(cpu),
             migrated: Cell::new(false),
+            irqs_disabled: Cell::new(false),
+            irqsave_held: Cell::new(0),
             _platform: PhantomData,
         };
         if let CpuPlan::Drawn { .. } = plan {
             ctx.event("placement", "runs on cpu{}", &[cpu as i64]);
         }
         ctx
+    }
+
+    /// The task's index (per-thread kernel state such as RCU readers is indexed by it).
+    pub fn tid(&self) -> usize {
+        usize::from(self.tid)
     }
 
     /// `smp_processor_id()`: the CPU the task is on now.
@@ -79,7 +94,10 @@ impl<P: Platform> Ctx<P> {
                 }
                 to
             }
-            CpuPlan::Drawn { nr_cpus } => P::choose(nr_cpus),
+            CpuPlan::Drawn { nr_cpus } => match P::choose(2 * nr_cpus) {
+                c if c < nr_cpus => c,
+                _ => return,
+            },
         };
         let from = self.cpu.replace(to);
         if from != to {
@@ -99,5 +117,44 @@ impl<P: Platform> Ctx<P> {
 
     pub fn trace(&self) -> &Arc<Trace> {
         &self.trace
+    }
+
+    /// Record a property violation detected at this step (and a trace event saying so).
+    pub fn detect(&self, property: &'static str, function: &'static str, message: String) {
+        self.event(function, "VIOLATION: see the property message", &[]);
+        self.trace.detect(property, message);
+    }
+
+    /// `local_irq_save()`: disable interrupts, returning whether they were disabled before.
+    pub fn local_irq_save(&self) -> bool {
+        self.irqs_disabled.replace(true)
+    }
+
+    /// `local_irq_restore()`.
+    pub fn local_irq_restore(&self, function: &'static str, was_disabled: bool) {
+        if !was_disabled {
+            self.local_irq_enable(function);
+        }
+    }
+
+    /// `local_irq_enable()`: a violation if an irqsave lock is still held.
+    pub fn local_irq_enable(&self, function: &'static str) {
+        let held = self.irqsave_held.get();
+        if held > 0 {
+            self.detect(
+                IRQ_ENABLED_UNDER_LOCK,
+                function,
+                format!("{function} re-enables interrupts while {held} lock(s) taken irqsave are held: an interrupt that takes the same lock on this CPU would spin forever"),
+            );
+        }
+        self.irqs_disabled.set(false);
+    }
+
+    pub(crate) fn irqsave_acquired(&self) {
+        self.irqsave_held.set(self.irqsave_held.get() + 1);
+    }
+
+    pub(crate) fn irqsave_released(&self) {
+        self.irqsave_held.set(self.irqsave_held.get() - 1);
     }
 }

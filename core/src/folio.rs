@@ -1,11 +1,12 @@
-//! `struct folio`: the flags word (head page) and the size in pages.
+//! `struct folio`: the flags word (head page), its page-cache marks, its lock and its size.
 //!
 //! PG_dirty, PG_dropbehind, PG_locked and PG_writeback live in one word, operated on with the
 //! bitops of [`crate::bitops`] as the kernel's page-flags.h accessors do. Bit numbers are the
-//! model's own; only their being one word matters.
+//! model's own; only their being one word matters. The folio lock (PG_locked, a sleeping bit lock)
+//! is modelled as a lock object of its own.
 
 use crate::bitops::BitWord;
-use crate::sync::Platform;
+use crate::sync::{Platform, SpinGuard, SpinLock};
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
@@ -13,8 +14,15 @@ pub const PG_WRITEBACK: u32 = 2;
 /// PG_dropbehind (6.14, a323281cdfec): the folio came from an RWF_DONTCACHE write.
 pub const PG_DROPBEHIND: u32 = 3;
 
+/// Xarray marks of the folio's page-cache entry (changed under the i_pages lock).
+pub const PAGECACHE_TAG_DIRTY: u32 = 0;
+pub const PAGECACHE_TAG_WRITEBACK: u32 = 1;
+
 pub struct Folio<P: Platform> {
     pub flags: BitWord<P>,
+    /// The entry's xarray marks (`PAGECACHE_TAG_*`).
+    pub marks: BitWord<P>,
+    lock: SpinLock<P, ()>,
     /// Page-cache index of the first page.
     pub index: u64,
     nr_pages: u32,
@@ -28,6 +36,8 @@ impl<P: Platform> Folio<P> {
         let flags = if dropbehind { 1 << PG_DROPBEHIND } else { 0 };
         Folio {
             flags: BitWord::new(flags),
+            marks: BitWord::new(0),
+            lock: SpinLock::new(()),
             index,
             nr_pages,
         }
@@ -41,5 +51,15 @@ impl<P: Platform> Folio<P> {
     /// `folio_test_dropbehind()`: a plain `test_bit`.
     pub fn test_dropbehind(&self) -> bool {
         self.flags.test_bit(PG_DROPBEHIND)
+    }
+
+    /// `folio_test_dirty()`: a plain `test_bit`.
+    pub fn test_dirty(&self) -> bool {
+        self.flags.test_bit(PG_DIRTY)
+    }
+
+    /// `folio_lock()`; unlocked when the guard drops (`folio_unlock()`).
+    pub fn lock(&self) -> SpinGuard<'_, P, ()> {
+        self.lock.lock()
     }
 }

@@ -13,6 +13,7 @@ pub mod fs_writeback;
 pub mod inode;
 pub mod page_writeback;
 pub mod percpu;
+pub mod rcu;
 pub mod revision;
 pub mod sync;
 pub mod trace;

@@ -1,10 +1,11 @@
-//! The dirtying path of mm/page-writeback.c: `filemap_dirty_folio`, `__folio_mark_dirty`,
-//! `folio_account_dirtied` (v7 of seed 002 patch 2 adds the WB_DONTCACHE_DIRTY increment).
+//! mm/page-writeback.c: the dirtying path (`filemap_dirty_folio`, `__folio_mark_dirty`,
+//! `folio_account_dirtied`) and the cleaning path writeback takes (`folio_clear_dirty_for_io`,
+//! `__folio_start_writeback`), with v7 of seed 002 patch 2's WB_DONTCACHE_DIRTY updates.
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, PG_DIRTY};
+use crate::folio::{Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_WRITEBACK};
 use crate::fs_writeback::__mark_inode_dirty;
-use crate::inode::Inode;
+use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::sync::Platform;
 use crate::wb::{wb_stat_mod, WbStatItem};
 
@@ -38,15 +39,19 @@ pub fn filemap_dirty_folio<P: Platform>(
 }
 
 /// `__folio_mark_dirty()`: under `xa_lock_irqsave(&mapping->i_pages)`, account the folio if it
-/// is still in the mapping (truncation is not modelled in this family).
+/// is still in the mapping (truncation is not modelled here) and set its DIRTY mark.
 pub fn __folio_mark_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    let _xa = inode.i_pages.lock();
+    let _xa = inode
+        .i_pages
+        .lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
     folio_account_dirtied(ctx, inode, folio);
+    folio.marks.set_bit(PAGECACHE_TAG_DIRTY);
 }
 
 /// `folio_account_dirtied()` (v7): for a mapping that can write back, charge the whole folio to
-/// `inode_to_wb()`; if PG_dropbehind is set (plain test_bit, inside the xa_lock section) add
-/// `folio_nr_pages` to WB_DONTCACHE_DIRTY. The other stats are left out (see [`WbStatItem`]).
+/// `inode_to_wb()` (stable under the i_pages lock); if PG_dropbehind is set (plain test_bit,
+/// inside the xa_lock section) add `folio_nr_pages` to WB_DONTCACHE_DIRTY. The other stats are
+/// left out (see [`WbStatItem`]).
 pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
     if !inode.mapping_can_writeback() {
         return;
@@ -55,10 +60,67 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
     let dropbehind = folio.test_dropbehind();
     ctx.event(
         "folio_account_dirtied",
-        "folio_test_dropbehind(folio {}) = {}",
-        &[folio.index as i64, dropbehind as i64],
+        "folio_test_dropbehind(folio {}) = {}; inode_to_wb = wb{}",
+        &[folio.index as i64, dropbehind as i64, wb.id as i64],
     );
     if dropbehind {
         wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, folio.nr_pages());
     }
+}
+
+/// `folio_clear_dirty_for_io()` (v7; folio locked by the caller): inside
+/// `unlocked_inode_to_wb_begin/end`, the fully ordered `folio_test_clear_dirty`; if it was dirty,
+/// a plain `folio_test_dropbehind` and, if set, WB_DONTCACHE_DIRTY -= nr on the section's wb.
+/// `folio_mkclean` (no mapped PTEs here) and the DIRTY mark (left set until
+/// `__folio_start_writeback`) are as in the kernel.
+pub fn folio_clear_dirty_for_io<P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &Inode<P>,
+    folio: &Folio<P>,
+) -> bool {
+    const F: &str = "folio_clear_dirty_for_io";
+    if !inode.mapping_can_writeback() {
+        return folio.flags.test_and_clear_bit(PG_DIRTY);
+    }
+    let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+    let was_dirty = folio.flags.test_and_clear_bit(PG_DIRTY);
+    ctx.event(
+        F,
+        "folio_test_clear_dirty(folio {}) = {}",
+        &[folio.index as i64, was_dirty as i64],
+    );
+    if was_dirty && folio.test_dropbehind() {
+        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+    }
+    unlocked_inode_to_wb_end(ctx, inode, cookie);
+    was_dirty
+}
+
+/// `__folio_start_writeback()`: set PG_writeback; under the i_pages lock set the WRITEBACK mark
+/// and drop the DIRTY mark if PG_dirty is still clear (WB_WRITEBACK is left out with the other
+/// stats).
+pub fn __folio_start_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    folio.flags.set_bit(PG_WRITEBACK);
+    let _xa = inode
+        .i_pages
+        .lock_irqsave(ctx, "__folio_start_writeback: xa_unlock_irqrestore");
+    folio.marks.set_bit(PAGECACHE_TAG_WRITEBACK);
+    if !folio.test_dirty() {
+        folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+    }
+    ctx.event(
+        "__folio_start_writeback",
+        "folio {} under writeback",
+        &[folio.index as i64],
+    );
+}
+
+/// `__folio_end_writeback()` for the I/O `__folio_start_writeback` began (completion is
+/// immediate in the models): under the i_pages lock clear the WRITEBACK mark, then PG_writeback.
+pub fn __folio_end_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    let _xa = inode
+        .i_pages
+        .lock_irqsave(ctx, "__folio_end_writeback: xa_unlock_irqrestore");
+    folio.marks.clear_bit(PAGECACHE_TAG_WRITEBACK);
+    folio.flags.clear_bit(PG_WRITEBACK);
 }

@@ -30,6 +30,31 @@ pub enum Consume {
     ClearThenApproxRead,
 }
 
+/// Where `filemap_dontcache_kick_writeback` wakes the flusher relative to the
+/// `unlocked_inode_to_wb_begin/end` section, and whether it pins the wb (seed 002 patch 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KickPin {
+    /// v7: `wb_get()` inside the section, `wb_wakeup()` and `wb_put()` after it.
+    GetWakePut,
+    /// v6 (v7 changelog: "Take reference to wb around unlocked_inode_to_wb_end() to avoid UAF"):
+    /// `wb_wakeup()` after the section with no reference.
+    Unpinned,
+    /// v5 (v6 changelog: "Move wb_wakeup() outside the unlocked_inode_to_wb_begin/end section"):
+    /// `wb_wakeup()` inside the section.
+    WakeInSection,
+    /// Mutant: `wb_get()` inside the section, then `wb_put()` before `wb_wakeup()`.
+    PutBeforeWakeup,
+}
+
+/// What `inode_do_switch_wbs` does about WB_start_dontcache when it moves WB_DONTCACHE_DIRTY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchKick {
+    /// v7: nothing (it moves the stat and wakes the new wb).
+    None,
+    /// Our fix `v7-fix-switch-kick`: set the bit on the new wb when DONTCACHE pages moved.
+    SetStartDontcache,
+}
+
 /// The revisions of the DONTCACHE kick/consume protocol (scenario `dontcache-kick`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum KickRevision {
@@ -106,6 +131,73 @@ impl KickRevision {
             KickRevision::V7NoMb => "mutant: v7 as applied without __mark_inode_dirty's smp_mb() on the writer's path",
             KickRevision::V5LateClear => "reconstruction (v6 changelog): consume tests the bit, sums, writes back, then clear_bit",
             KickRevision::V5ApproxRead => "reconstruction (v6 changelog): consume reads wb_stat() (global count only)",
+        }
+    }
+}
+
+/// The revisions of the kick's wb pinning across a cgroup wb switch (scenario `wb-pin`). Each
+/// keeps v7's kick and consume (the fold) and changes one thing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PinRevision {
+    /// v7 as applied: pinned wakeup after the section; the switch does not set the kick bit.
+    V7,
+    /// v7 plus our fix for the kick lost across a switch: `inode_do_switch_wbs` sets
+    /// WB_start_dontcache on the new wb when it moves DONTCACHE pages.
+    V7FixSwitchKick,
+    /// Reconstruction of v6 (v7 changelog): wakeup after the section without a reference.
+    V6Unpinned,
+    /// Reconstruction of v5 (v6 changelog): wakeup inside the section.
+    V5WakeupInSection,
+    /// Mutant: the v7 pin with `wb_put()` before `wb_wakeup()`.
+    PutBeforeWakeup,
+}
+
+impl PinRevision {
+    pub const ALL: [PinRevision; 5] = [
+        PinRevision::V7,
+        PinRevision::V7FixSwitchKick,
+        PinRevision::V6Unpinned,
+        PinRevision::V5WakeupInSection,
+        PinRevision::PutBeforeWakeup,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PinRevision::V7 => "v7",
+            PinRevision::V7FixSwitchKick => "v7-fix-switch-kick",
+            PinRevision::V6Unpinned => "v6-unpinned",
+            PinRevision::V5WakeupInSection => "v5-wakeup-in-section",
+            PinRevision::PutBeforeWakeup => "put-before-wakeup",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn pin(self) -> KickPin {
+        match self {
+            PinRevision::V7 | PinRevision::V7FixSwitchKick => KickPin::GetWakePut,
+            PinRevision::V6Unpinned => KickPin::Unpinned,
+            PinRevision::V5WakeupInSection => KickPin::WakeInSection,
+            PinRevision::PutBeforeWakeup => KickPin::PutBeforeWakeup,
+        }
+    }
+
+    pub fn switch_kick(self) -> SwitchKick {
+        match self {
+            PinRevision::V7FixSwitchKick => SwitchKick::SetStartDontcache,
+            _ => SwitchKick::None,
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            PinRevision::V7 => "v7 as applied: wb_get in the section, wb_wakeup and wb_put after it",
+            PinRevision::V7FixSwitchKick => "v7 + fix: inode_do_switch_wbs sets WB_start_dontcache on the new wb when DONTCACHE pages move",
+            PinRevision::V6Unpinned => "reconstruction (v7 changelog): wb_wakeup after the section without a reference",
+            PinRevision::V5WakeupInSection => "reconstruction (v6 changelog): wb_wakeup inside the section",
+            PinRevision::PutBeforeWakeup => "mutant: wb_put before wb_wakeup",
         }
     }
 }

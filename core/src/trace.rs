@@ -31,12 +31,21 @@ pub struct Step {
     pub detail: String,
 }
 
+/// A property violation detected while the model ran (use-after-free, IRQs enabled under an
+/// irqsave lock, refcount underflow): recorded as a value, the execution goes on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    pub property: &'static str,
+    pub message: String,
+}
+
 /// The event log of one execution.
 #[derive(Debug)]
 pub struct Trace {
     enabled: bool,
     threads: Mutex<Vec<String>>,
     events: Mutex<Vec<Event>>,
+    detected: Mutex<Vec<Detected>>,
 }
 
 impl Trace {
@@ -45,6 +54,7 @@ impl Trace {
             enabled: true,
             threads: Mutex::new(Vec::new()),
             events: Mutex::new(Vec::new()),
+            detected: Mutex::new(Vec::new()),
         }
     }
 
@@ -56,14 +66,28 @@ impl Trace {
         }
     }
 
-    /// Register a thread name; returns its id for [`Trace::record`].
+    /// Register a thread name; returns its id for [`Trace::record`] (also the thread's index in
+    /// per-thread kernel state such as RCU readers).
     pub fn register_thread(&self, name: &str) -> u8 {
-        if !self.enabled {
-            return 0;
-        }
         let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
         threads.push(name.to_owned());
         u8::try_from(threads.len() - 1).expect("at most 256 threads per execution")
+    }
+
+    /// Record a violation detected during the run (always kept, even when events are not).
+    pub fn detect(&self, property: &'static str, message: String) {
+        self.detected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Detected { property, message });
+    }
+
+    /// The violations detected so far.
+    pub fn detected(&self) -> Vec<Detected> {
+        self.detected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn record(&self, thread: u8, function: &'static str, template: &'static str, args: &[i64]) {
@@ -116,20 +140,33 @@ impl Default for Trace {
     }
 }
 
-/// Substitute `{}` placeholders, in order, with `args`.
+/// Names rendered by the `{life}` placeholder (see [`crate::wb::Life`]).
+pub const LIFE_NAMES: [&str; 4] = ["live", "shut down", "released", "freed"];
+
+/// Substitute placeholders, in order: `{}` renders the next argument as a number, `{life}` as a
+/// wb lifetime state name.
 pub fn render(template: &str, args: &[i64]) -> String {
     let mut out = String::with_capacity(template.len() + 8);
     let mut rest = template;
     let mut next = args.iter();
-    while let Some(pos) = rest.find("{}") {
+    loop {
+        let plain = rest.find("{}");
+        let life = rest.find("{life}");
+        let (pos, len, as_life) = match (plain, life) {
+            (Some(p), Some(l)) if l < p => (l, 6, true),
+            (Some(p), _) => (p, 2, false),
+            (None, Some(l)) => (l, 6, true),
+            (None, None) => break,
+        };
         out.push_str(&rest[..pos]);
         match next.next() {
+            Some(&v) if as_life => out.push_str(LIFE_NAMES.get(v as usize).copied().unwrap_or("?")),
             Some(v) => {
                 let _ = write!(out, "{v}");
             }
-            None => out.push_str("{}"),
+            None => out.push_str(&rest[pos..pos + len]),
         }
-        rest = &rest[pos + 2..];
+        rest = &rest[pos + len..];
     }
     out.push_str(rest);
     out
@@ -166,6 +203,10 @@ mod tests {
             "slot[cpu1] 0 -> 2"
         );
         assert_eq!(render("no args", &[]), "no args");
+        assert_eq!(
+            render("wb{} {life}, ref {}", &[2, 3, 0]),
+            "wb2 freed, ref 0"
+        );
         assert_eq!(render("{} and {}", &[7]), "7 and {}");
     }
 

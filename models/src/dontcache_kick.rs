@@ -11,10 +11,10 @@ use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
 use wb_core::folio::Folio;
 use wb_core::inode::Inode;
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::KickRevision;
+use wb_core::revision::{KickPin, KickRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
-use wb_core::wb::{Wb, WB_START_DONTCACHE};
+use wb_core::wb::{Bdi, Wb, WorkStart, WB_START_DONTCACHE};
 
 pub const NAME: &str = "dontcache-kick";
 pub const LOST_WAKEUP: &str = "lost-wakeup";
@@ -89,21 +89,24 @@ impl Model for KickModel {
     fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
         let cfg = self.config;
         let rev = self.revision;
-        let wb = Arc::new(Wb::<P>::new(cfg.nr_cpus, cfg.batch));
+        // The root wb of one bdi; RCU state for the writers and the flusher.
+        let bdi = Arc::new(Bdi::<P>::new(0, cfg.nr_cpus, cfg.batch, cfg.writers + 1));
         let writers_done = Arc::new(P::AtomicUsize::new(0));
         // Ghost state (not kernel state): what the last consume that cleared the bit read.
         let last_consumed = Arc::new(AtomicI64::new(0));
 
         let mut handles = Vec::with_capacity(cfg.writers + 1);
         for (w, &plan) in plans.iter().enumerate().take(cfg.writers) {
-            let (wb, trace, done) = (wb.clone(), trace.clone(), writers_done.clone());
+            let (bdi, trace, done) = (bdi.clone(), trace.clone(), writers_done.clone());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, WRITER_NAMES[w], plan);
-                let inode = Inode::new(w as u32, wb, true);
-                for op in 0..cfg.ops_per_writer {
-                    let folio = Folio::new(op as u64, cfg.pages_per_folio, true);
-                    filemap_dirty_folio(&ctx, &inode, &folio, rev.writer_smp_mb());
-                    filemap_dontcache_kick_writeback(&ctx, &inode, rev.kick());
+                let folios: Vec<_> = (0..cfg.ops_per_writer)
+                    .map(|op| Arc::new(Folio::new(op as u64, cfg.pages_per_folio, true)))
+                    .collect();
+                let inode = Inode::new(w as u32, bdi, 0, true, folios);
+                for folio in &inode.folios {
+                    filemap_dirty_folio(&ctx, &inode, folio, rev.writer_smp_mb());
+                    filemap_dontcache_kick_writeback(&ctx, &inode, rev.kick(), KickPin::GetWakePut);
                 }
                 if cfg.flusher == Flusher::Worker {
                     done.fetch_add(1, Ordering::SeqCst);
@@ -111,8 +114,8 @@ impl Model for KickModel {
             }));
         }
         {
-            let (wb, trace, done, last) = (
-                wb.clone(),
+            let (bdi, trace, done, last) = (
+                bdi.clone(),
                 trace.clone(),
                 writers_done.clone(),
                 last_consumed.clone(),
@@ -120,16 +123,22 @@ impl Model for KickModel {
             let plan = plans[cfg.writers];
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "flusher", plan);
-                let pass = |ctx: &Ctx<P>| {
-                    if let Some(nr) = wb_workfn(ctx, &wb, rev.consume()).consumed {
+                let wb = bdi.wb(0);
+                // No inodes for wb_writeback: writeback does not change the counter here.
+                let pass = |ctx: &Ctx<P>, start: WorkStart| {
+                    let run = wb_workfn(ctx, wb, rev.consume(), &[], start);
+                    if let Some(nr) = run.and_then(|r| r.consumed) {
                         last.store(nr, StdOrdering::Relaxed);
                     }
+                    run.is_some()
                 };
                 match cfg.flusher {
-                    Flusher::Passes(n) => (0..n).for_each(|_| pass(&ctx)),
+                    Flusher::Passes(n) => (0..n).for_each(|_| {
+                        pass(&ctx, WorkStart::Periodic);
+                    }),
                     Flusher::Worker => loop {
-                        if wb.run_pending() {
-                            pass(&ctx);
+                        if pass(&ctx, WorkStart::Queued) {
+                            continue;
                         } else if done.load(Ordering::SeqCst) == cfg.writers && !wb.run_pending() {
                             break;
                         } else {
@@ -142,7 +151,7 @@ impl Model for KickModel {
         handles.into_iter().for_each(P::join);
 
         check_lost_wakeup(
-            &wb,
+            bdi.wb(0),
             last_consumed.load(StdOrdering::Relaxed),
             cfg.total_pages(),
         )

@@ -7,3 +7,4 @@ pub mod harness;
 pub mod outcome;
 pub mod panic;
 pub mod scenario;
+pub mod wb_pin;

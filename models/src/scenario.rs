@@ -67,7 +67,7 @@ pub trait Scenario: Sync {
 
 /// Every scenario, in catalogue order.
 pub fn scenarios() -> Vec<&'static dyn Scenario> {
-    vec![&crate::dontcache_kick::DontcacheKick]
+    vec![&crate::dontcache_kick::DontcacheKick, &crate::wb_pin::WbPin]
 }
 
 pub fn find(name: &str) -> Option<&'static dyn Scenario> {

@@ -5,3 +5,4 @@
 
 pub mod kick;
 pub mod percpu;
+pub mod pin;
