@@ -6,12 +6,13 @@
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::sync::Arc;
-use wb_checks::differential::CoreKick;
+use wb_checks::differential::{CoreKick, CorePin};
 use wb_checks::oracle::kick::{budget_of, KickOp, RefKick};
 use wb_checks::oracle::percpu::RefPercpu;
+use wb_checks::oracle::pin::{pin_revision, PinOp, RefPin};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::percpu::PercpuCounter;
-use wb_core::revision::KickRevision;
+use wb_core::revision::{KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 
@@ -144,4 +145,61 @@ prop_state_machine! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
     #[test]
     fn percpu_counter_matches_reference(sequential 1..80 => CoreCounter);
+}
+
+/// wb-pin: refcounts, lifetimes, the switch and the kick's pinning, core against reference.
+macro_rules! pin_machine {
+    ($reference:ident, $test:ident, $revision:expr) => {
+        struct $reference;
+        impl ReferenceStateMachine for $reference {
+            type State = RefPin;
+            type Transition = PinOp;
+            fn init_state() -> BoxedStrategy<RefPin> {
+                let (pin, fix) = pin_revision($revision).unwrap();
+                Just(RefPin::new(pin, fix, PIN_FOLIOS)).boxed()
+            }
+            fn transitions(_: &RefPin) -> BoxedStrategy<PinOp> {
+                prop_oneof![
+                    3 => (0..PIN_FOLIOS).prop_map(|folio| PinOp::Dirty { folio }),
+                    3 => Just(PinOp::Kick),
+                    1 => Just(PinOp::SwitchBegin),
+                    1 => Just(PinOp::SwitchWork),
+                    2 => prop_oneof![Just(PinOp::Run { wb: 1 }), Just(PinOp::Run { wb: 2 })],
+                ]
+                .boxed()
+            }
+            fn apply(mut state: RefPin, op: &PinOp) -> RefPin {
+                state.apply(*op);
+                state
+            }
+        }
+        struct $test;
+        impl StateMachineTest for $test {
+            type SystemUnderTest = CorePin;
+            type Reference = $reference;
+            fn init_test(_: &RefPin) -> CorePin {
+                CorePin::new(PinRevision::from_name($revision).unwrap(), PIN_FOLIOS)
+            }
+            fn apply(mut core: CorePin, reference: &RefPin, op: PinOp) -> CorePin {
+                core.apply(op);
+                assert_eq!(core.snapshot(reference), *reference, "after {op:?}");
+                core
+            }
+        }
+    };
+}
+
+const PIN_FOLIOS: usize = 3;
+pin_machine!(RefPinV7, CorePinV7, "v7");
+pin_machine!(RefPinFix, CorePinFix, "v7-fix-switch-kick");
+pin_machine!(RefPinV5, CorePinV5, "v5-wakeup-in-section");
+
+prop_state_machine! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn wb_pin_v7_core_matches_reference(sequential 1..40 => CorePinV7);
+    #[test]
+    fn wb_pin_fix_core_matches_reference(sequential 1..40 => CorePinFix);
+    #[test]
+    fn wb_pin_v5_core_matches_reference(sequential 1..40 => CorePinV5);
 }

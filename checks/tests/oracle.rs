@@ -66,3 +66,51 @@ fn unknown_revision_is_an_error() {
         "{err}"
     );
 }
+
+mod wb_pin {
+    use std::collections::BTreeSet;
+    use wb_checks::oracle_check::{check_pin, ORACLE_DIVERGENCE};
+    use wb_models::bounds::Tier;
+
+    fn violated(revision: &str) -> BTreeSet<&'static str> {
+        let o = check_pin(revision, Tier::Quick).unwrap();
+        assert!(o.executions > 1000);
+        assert!(
+            !o.violated().contains(ORACLE_DIVERGENCE),
+            "{revision}: {:#?}",
+            o.counterexample(ORACLE_DIVERGENCE)
+        );
+        o.violated()
+    }
+
+    #[test]
+    fn v7_loses_the_kick_sequentially() {
+        assert_eq!(violated("v7"), BTreeSet::from(["lost-wakeup"]));
+    }
+
+    #[test]
+    fn v7_fix_switch_kick_passes() {
+        assert!(violated("v7-fix-switch-kick").is_empty());
+    }
+
+    #[test]
+    fn v6_unpinned_cannot_split_its_kick_sequentially() {
+        assert_eq!(violated("v6-unpinned"), BTreeSet::from(["lost-wakeup"]));
+    }
+
+    #[test]
+    fn v5_wakeup_in_section_between_the_two_switch_calls() {
+        assert_eq!(
+            violated("v5-wakeup-in-section"),
+            BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"])
+        );
+    }
+
+    #[test]
+    fn put_before_wakeup_cannot_split_its_kick_sequentially() {
+        assert_eq!(
+            violated("put-before-wakeup"),
+            BTreeSet::from(["lost-wakeup"])
+        );
+    }
+}

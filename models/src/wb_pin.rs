@@ -84,7 +84,9 @@ pub struct PinModel {
     pub config: PinConfig,
 }
 
-const WRITER_NAMES: [&str; 4] = ["writer0", "writer1", "writer2", "writer3"];
+const WRITER_NAMES: [&str; 8] = [
+    "writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7",
+];
 
 /// One kworker pass: the queued flusher run of each cgroup wb, if any.
 fn kworker_pass<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, last: &[AtomicI64; 3]) {

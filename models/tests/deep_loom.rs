@@ -51,3 +51,57 @@ fn dontcache_kick_v5_late_clear_loses_a_wakeup() {
 fn dontcache_kick_v5_approx_read_loses_a_wakeup() {
     assert_eq!(violated("v5-approx-read"), BTreeSet::from([LOST_WAKEUP]));
 }
+
+mod wb_pin {
+    use super::*;
+    use wb_models::wb_pin::WbPin;
+
+    fn violated(revision: &str) -> BTreeSet<&'static str> {
+        let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
+        let o = WbPin.run(revision, Checker::Loom, &bounds).unwrap();
+        assert!(
+            !o.bounded,
+            "{revision}: the deep loom search was cut short after {} executions",
+            o.executions
+        );
+        eprintln!(
+            "wb-pin {revision}: {} executions in {} ms",
+            o.executions, o.millis
+        );
+        o.violated()
+    }
+
+    #[test]
+    fn v7_loses_the_kick_across_the_switch() {
+        assert_eq!(violated("v7"), BTreeSet::from(["lost-wakeup"]));
+    }
+
+    #[test]
+    fn v7_fix_switch_kick_passes() {
+        assert!(violated("v7-fix-switch-kick").is_empty());
+    }
+
+    #[test]
+    fn v6_unpinned_use_after_free() {
+        assert_eq!(
+            violated("v6-unpinned"),
+            BTreeSet::from(["use-after-free", "lost-wakeup"])
+        );
+    }
+
+    #[test]
+    fn v5_wakeup_in_section_irq() {
+        assert_eq!(
+            violated("v5-wakeup-in-section"),
+            BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"])
+        );
+    }
+
+    #[test]
+    fn put_before_wakeup_use_after_free() {
+        assert_eq!(
+            violated("put-before-wakeup"),
+            BTreeSet::from(["use-after-free", "lost-wakeup"])
+        );
+    }
+}
