@@ -14,9 +14,7 @@ use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::{Consume, Kick, KickPin, KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
-use wb_core::wb::{
-    cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE,
-};
+use wb_core::wb::{cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 
 /// The core's side of the `dontcache-kick` comparison.
 pub struct CoreKick {
@@ -32,21 +30,10 @@ pub struct CoreKick {
 impl CoreKick {
     pub fn new(revision: KickRevision, writers: usize, nr_cpus: usize, batch: i32) -> Self {
         let bdi = Arc::new(Bdi::new(0, nr_cpus, batch, nr_cpus));
-        let inodes = (0..writers)
-            .map(|w| Inode::new(w as u32, bdi.clone(), 0, true, Vec::new()))
-            .collect();
+        let inodes = (0..writers).map(|w| Inode::new(w as u32, bdi.clone(), 0, true, Vec::new())).collect();
         let trace = Arc::new(Trace::disabled());
-        let cpus = (0..nr_cpus)
-            .map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c)))
-            .collect();
-        CoreKick {
-            revision,
-            bdi,
-            inodes,
-            cpus,
-            last_consumed: 0,
-            next_folio: 0,
-        }
+        let cpus = (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c))).collect();
+        CoreKick { revision, bdi, inodes, cpus, last_consumed: 0, next_folio: 0 }
     }
 
     fn ctx(&self, cpu: usize) -> &Ctx<Std> {
@@ -59,12 +46,7 @@ impl CoreKick {
             KickOp::Dirty { writer, cpu, pages } => {
                 self.next_folio += 1;
                 let folio = Folio::new(self.next_folio, pages as u32, true);
-                filemap_dirty_folio(
-                    self.ctx(cpu),
-                    &self.inodes[writer],
-                    &folio,
-                    rev.writer_smp_mb(),
-                );
+                filemap_dirty_folio(self.ctx(cpu), &self.inodes[writer], &folio, rev.writer_smp_mb());
                 KickResult::Dirtied
             }
             KickOp::Kick { writer } => {
@@ -77,21 +59,12 @@ impl CoreKick {
                 KickResult::Kicked { woke }
             }
             KickOp::Run => {
-                let run = wb_workfn(
-                    self.ctx(0),
-                    self.bdi.wb(0),
-                    rev.consume(),
-                    &[],
-                    WorkStart::Periodic,
-                )
-                .expect("a periodic run always runs");
+                let run = wb_workfn(self.ctx(0), self.bdi.wb(0), rev.consume(), &[], WorkStart::Periodic)
+                    .expect("a periodic run always runs");
                 if let Some(nr) = run.consumed {
                     self.last_consumed = nr;
                 }
-                KickResult::Ran {
-                    queued: run.queued,
-                    consumed: run.consumed,
-                }
+                KickResult::Ran { queued: run.queued, consumed: run.consumed }
             }
         }
     }
@@ -106,11 +79,7 @@ impl CoreKick {
         s.pending = wb.run_pending();
         s.dontcache_dirty.count = counter.read();
         s.dontcache_dirty.slots = counter.raw_slots();
-        s.inode_dirty = self
-            .inodes
-            .iter()
-            .map(|i| i.i_state.test_bit(I_DIRTY_PAGES))
-            .collect();
+        s.inode_dirty = self.inodes.iter().map(|i| i.i_state.test_bit(I_DIRTY_PAGES)).collect();
         s.last_consumed = self.last_consumed;
         s
     }
@@ -135,22 +104,11 @@ impl CorePin {
         let ctx = |name| Ctx::new(trace.clone(), name, CpuPlan::Fixed(0));
         let (writer, switcher, kworker) = (ctx("writer"), ctx("switcher"), ctx("kworker"));
         let bdi = Arc::new(Bdi::new(2, 1, 4, 3));
-        let folios = (0..folios)
-            .map(|i| Arc::new(Folio::new(i as u64, 1, true)))
-            .collect();
+        let folios = (0..folios).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD, true, folios));
         wb_get(&switcher, bdi.wb(OLD));
         cgwb_kill(&switcher, bdi.wb(OLD));
-        CorePin {
-            revision,
-            inode,
-            trace,
-            writer,
-            switcher,
-            kworker,
-            switch_queued: false,
-            last_consumed: vec![0; 3],
-        }
+        CorePin { revision, inode, trace, writer, switcher, kworker, switch_queued: false, last_consumed: vec![0; 3] }
     }
 
     pub fn apply(&mut self, op: PinOp) {
@@ -160,34 +118,17 @@ impl CorePin {
                 filemap_dirty_folio(&self.writer, inode, &inode.folios[folio], true);
             }
             PinOp::Kick => {
-                filemap_dontcache_kick_writeback(
-                    &self.writer,
-                    inode,
-                    Kick::Fold,
-                    self.revision.pin(),
-                );
+                filemap_dontcache_kick_writeback(&self.writer, inode, Kick::Fold, self.revision.pin());
             }
-            PinOp::SwitchBegin => {
-                self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW)
-            }
+            PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
             PinOp::SwitchWork => {
                 if std::mem::take(&mut self.switch_queued) {
-                    inode_switch_wbs_work_fn(
-                        &self.switcher,
-                        inode,
-                        NEW,
-                        self.revision.switch_kick(),
-                    );
+                    inode_switch_wbs_work_fn(&self.switcher, inode, NEW, self.revision.switch_kick());
                 }
             }
             PinOp::Run { wb } => {
-                let run = wb_workfn(
-                    &self.kworker,
-                    inode.bdi.wb(wb),
-                    Consume::ClearThenSum,
-                    &[inode],
-                    WorkStart::Queued,
-                );
+                let run =
+                    wb_workfn(&self.kworker, inode.bdi.wb(wb), Consume::ClearThenSum, &[inode], WorkStart::Queued);
                 if let Some(nr) = run.and_then(|r| r.consumed) {
                     self.last_consumed[wb] = nr;
                 }
@@ -202,11 +143,7 @@ impl CorePin {
         for (id, w) in s.wbs.iter_mut().enumerate().skip(1) {
             let wb = inode.bdi.wb(id);
             w.refs = wb.refcount();
-            w.life = if wb.life() == Life::Live {
-                PinLife::Live
-            } else {
-                PinLife::Freed
-            };
+            w.life = if wb.life() == Life::Live { PinLife::Live } else { PinLife::Freed };
             w.frees = wb.frees();
             w.start_dontcache = wb.state.test_bit(WB_START_DONTCACHE);
             w.has_dirty_io = wb.state.test_bit(WB_HAS_DIRTY_IO);

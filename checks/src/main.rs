@@ -82,11 +82,7 @@ enum Command {
 struct BadInput(String);
 
 fn choice<'a>(what: &str, value: &str, valid: &[&'a str]) -> Result<&'a str, BadInput> {
-    valid
-        .iter()
-        .copied()
-        .find(|v| *v == value)
-        .ok_or_else(|| BadInput(unknown(what, value, valid)))
+    valid.iter().copied().find(|v| *v == value).ok_or_else(|| BadInput(unknown(what, value, valid)))
 }
 
 fn bounds(tier: &str) -> Result<Bounds, BadInput> {
@@ -128,23 +124,10 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                     let verdicts: Vec<String> = Checker::ALL
                         .iter()
                         .map(|&c| {
-                            format!(
-                                "{}={}",
-                                c.name(),
-                                if r.expected_violated(c).is_empty() {
-                                    "pass"
-                                } else {
-                                    "fail"
-                                }
-                            )
+                            format!("{}={}", c.name(), if r.expected_violated(c).is_empty() { "pass" } else { "fail" })
                         })
                         .collect();
-                    println!(
-                        "  revision {:<18} {}\n      {}",
-                        r.name,
-                        verdicts.join(" "),
-                        r.summary
-                    );
+                    println!("  revision {:<18} {}\n      {}", r.name, verdicts.join(" "), r.summary);
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -154,48 +137,24 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             println!("{}", info.header);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run {
-            scenario,
-            revision,
-            checker,
-            tier,
-            format,
-        } => {
+        Command::Run { scenario, revision, checker, tier, format } => {
             let format = choice("format", &format, &["text", "json"])?;
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let checker = parse_checker(&checker).map_err(BadInput)?;
             let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
             if format == "json" {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&row).expect("rows serialise")
-                );
+                println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
             } else {
                 print!("{}", render::row_text(&row));
             }
             Ok(exit_for(row.matched))
         }
-        Command::Matrix {
-            scenario,
-            revision,
-            checker,
-            tier,
-            format,
-            quiet,
-        } => {
+        Command::Matrix { scenario, revision, checker, tier, format, quiet } => {
             let format = choice("format", &format, &["table", "md", "json"])?;
             let bounds = bounds(&tier)?;
-            let checkers = checker
-                .iter()
-                .map(|c| parse_checker(c))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(BadInput)?;
-            let filter = Filter {
-                scenarios: scenario,
-                revisions: revision,
-                checkers,
-            };
+            let checkers = checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
+            let filter = Filter { scenarios: scenario, revisions: revision, checkers };
             let matrix: Matrix = run_matrix(&filter, &bounds, |row| {
                 if !quiet {
                     eprintln!(
@@ -213,28 +172,17 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             })
             .map_err(BadInput)?;
             match format {
-                "json" => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&matrix).expect("the matrix serialises")
-                ),
+                "json" => println!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises")),
                 "md" => print!("{}", render::markdown(&matrix)),
                 _ => print!("{}", render::table(&matrix)),
             }
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
-        Command::Replay {
-            scenario,
-            revision,
-            checker,
-            schedule,
-            tier,
-        } => {
+        Command::Replay { scenario, revision, checker, schedule, tier } => {
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let checker = parse_checker(&checker).map_err(BadInput)?;
-            let replayed = s
-                .replay(&revision, checker, &schedule, &bounds)
-                .map_err(BadInput)?;
+            let replayed = s.replay(&revision, checker, &schedule, &bounds).map_err(BadInput)?;
             println!("placement: {}", replayed.placement);
             print!("{}", wb_core::trace::format_steps(&replayed.steps));
             if replayed.violations.is_empty() {

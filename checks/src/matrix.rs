@@ -31,11 +31,7 @@ impl From<&Counterexample> for CounterexampleJson {
             steps: c
                 .steps
                 .iter()
-                .map(|s| StepJson {
-                    thread: s.thread.clone(),
-                    function: s.function.clone(),
-                    detail: s.detail.clone(),
-                })
+                .map(|s| StepJson { thread: s.thread.clone(), function: s.function.clone(), detail: s.detail.clone() })
                 .collect(),
             replay: c.replay.clone(),
         }
@@ -71,8 +67,7 @@ impl Row {
         outcome: &Outcome,
     ) -> Row {
         let violated: Vec<String> = outcome.violated().into_iter().map(String::from).collect();
-        let expected_violated: Vec<String> =
-            expected_violated.into_iter().map(String::from).collect();
+        let expected_violated: Vec<String> = expected_violated.into_iter().map(String::from).collect();
         // A violation is established even by a partial search; a pass only by a finished one.
         let verdict = if outcome.bounded {
             "bounded"
@@ -86,30 +81,16 @@ impl Row {
             scenario: scenario.into(),
             revision: revision.into(),
             checker: checker.name().into(),
-            expected: if expected_violated.is_empty() {
-                "pass"
-            } else {
-                "fail"
-            },
+            expected: if expected_violated.is_empty() { "pass" } else { "fail" },
             verdict,
             executions: outcome.executions,
             millis: outcome.millis,
             bounds: outcome.bounds.iter().cloned().collect(),
-            property: outcome
-                .counterexamples
-                .first()
-                .map(|c| c.property.to_string()),
-            counterexample: outcome
-                .counterexamples
-                .first()
-                .map(CounterexampleJson::from),
+            property: outcome.counterexamples.first().map(|c| c.property.to_string()),
+            counterexample: outcome.counterexamples.first().map(CounterexampleJson::from),
             violated,
             expected_violated,
-            counterexamples: outcome
-                .counterexamples
-                .iter()
-                .map(|c| (c.property.to_string(), c.into()))
-                .collect(),
+            counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
             matched,
         }
     }
@@ -142,50 +123,31 @@ pub struct Filter {
 /// Resolve a scenario name or fail with the valid names.
 pub fn find_scenario(name: &str) -> Result<&'static dyn Scenario, String> {
     scenario::find(name).ok_or_else(|| {
-        let names: Vec<&str> = scenario::scenarios()
-            .iter()
-            .map(|s| s.info().name)
-            .collect();
+        let names: Vec<&str> = scenario::scenarios().iter().map(|s| s.info().name).collect();
         unknown("scenario", name, &names)
     })
 }
 
 /// Resolve a checker name or fail with the valid names.
 pub fn parse_checker(name: &str) -> Result<Checker, String> {
-    Checker::from_name(name)
-        .ok_or_else(|| unknown("checker", name, &Checker::ALL.map(|c| c.name())))
+    Checker::from_name(name).ok_or_else(|| unknown("checker", name, &Checker::ALL.map(|c| c.name())))
 }
 
 /// Run one row.
-pub fn run_row(
-    scenario: &dyn Scenario,
-    revision: &str,
-    checker: Checker,
-    bounds: &Bounds,
-) -> Result<Row, String> {
+pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Row, String> {
     let info = scenario.info();
-    let rev = info.revision(revision).ok_or_else(|| {
-        unknown("revision", revision, &info.revision_names()) + " for scenario " + info.name
-    })?;
+    let rev = info
+        .revision(revision)
+        .ok_or_else(|| unknown("revision", revision, &info.revision_names()) + " for scenario " + info.name)?;
     let outcome = match checker {
         Checker::Oracle => oracle_check::run(info.name, revision, bounds.tier)?,
         _ => scenario.run(revision, checker, bounds)?,
     };
-    Ok(Row::new(
-        info.name,
-        revision,
-        checker,
-        rev.expected_violated(checker).into_iter().collect(),
-        &outcome,
-    ))
+    Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
 /// Validate the filter, then run every selected row; `progress` sees each row as it finishes.
-pub fn run_matrix(
-    filter: &Filter,
-    bounds: &Bounds,
-    mut progress: impl FnMut(&Row),
-) -> Result<Matrix, String> {
+pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(&Row)) -> Result<Matrix, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
         selected.push(find_scenario(name)?);
@@ -195,19 +157,12 @@ pub fn run_matrix(
     }
     for r in &filter.revisions {
         if !selected.iter().any(|s| s.info().revision(r).is_some()) {
-            let mut all: Vec<&str> = selected
-                .iter()
-                .flat_map(|s| s.info().revision_names())
-                .collect();
+            let mut all: Vec<&str> = selected.iter().flat_map(|s| s.info().revision_names()).collect();
             all.dedup();
             return Err(unknown("revision", r, &all));
         }
     }
-    let checkers = if filter.checkers.is_empty() {
-        Checker::ALL.to_vec()
-    } else {
-        filter.checkers.clone()
-    };
+    let checkers = if filter.checkers.is_empty() { Checker::ALL.to_vec() } else { filter.checkers.clone() };
     let mut results = Vec::new();
     for s in selected {
         let info = s.info();
@@ -227,11 +182,7 @@ pub fn run_matrix(
         tool: "wbcheck",
         version: env!("CARGO_PKG_VERSION"),
         tier: bounds.tier.name(),
-        summary: Summary {
-            total: results.len(),
-            matched,
-            mismatched: results.len() - matched,
-        },
+        summary: Summary { total: results.len(), matched, mismatched: results.len() - matched },
         results,
     })
 }

@@ -93,11 +93,8 @@ impl KickOracleConfig {
 /// Run the oracle checker on `dontcache-kick`.
 pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
     let valid = KickRevision::ALL.map(|r| r.name());
-    let (Some(budget), Some(core_rev)) = (budget_of(revision), KickRevision::from_name(revision))
-    else {
-        return Err(unknown("revision", revision, &valid)
-            + " for scenario "
-            + dontcache_kick::NAME);
+    let (Some(budget), Some(core_rev)) = (budget_of(revision), KickRevision::from_name(revision)) else {
+        return Err(unknown("revision", revision, &valid) + " for scenario " + dontcache_kick::NAME);
     };
     let cfg = KickOracleConfig::for_tier(tier);
     let total = (cfg.writers * cfg.ops_per_writer) as i64 * cfg.pages_per_folio;
@@ -109,11 +106,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 (0..cfg.ops_per_writer)
                     .flat_map(|_| {
                         [
-                            KickOp::Dirty {
-                                writer: w,
-                                cpu: cpus[w],
-                                pages: cfg.pages_per_folio,
-                            },
+                            KickOp::Dirty { writer: w, cpu: cpus[w], pages: cfg.pages_per_folio },
                             KickOp::Kick { writer: w },
                         ]
                     })
@@ -121,16 +114,11 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
             })
             .collect();
         threads.push(vec![KickOp::Run; cfg.flusher_runs]);
-        let placement = cpus
-            .iter()
-            .enumerate()
-            .map(|(w, c)| format!("writer{w} cpu{c}"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let placement =
+            cpus.iter().enumerate().map(|(w, c)| format!("writer{w} cpu{c}")).collect::<Vec<_>>().join(", ");
         interleavings(&threads, &mut |seq| {
             outcome.executions += 1;
-            let mut reference =
-                RefKick::new(cfg.writers, cfg.nr_cpus, i64::from(cfg.batch), budget);
+            let mut reference = RefKick::new(cfg.writers, cfg.nr_cpus, i64::from(cfg.batch), budget);
             let mut core = CoreKick::new(core_rev, cfg.writers, cfg.nr_cpus, cfg.batch);
             let mut steps = Vec::with_capacity(seq.len());
             for (i, &(_, op)) in seq.iter().enumerate() {
@@ -177,20 +165,13 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
 
 /// One reference step as a trace step with the values involved.
 fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
-    let step = |thread: String, function: &str, detail: String| Step {
-        thread,
-        function: function.into(),
-        detail,
-    };
+    let step = |thread: String, function: &str, detail: String| Step { thread, function: function.into(), detail };
     let c = &after.dontcache_dirty;
     match (op, result) {
         (KickOp::Dirty { writer, cpu, pages }, _) => step(
             format!("writer{writer}"),
             "filemap_dirty_folio",
-            format!(
-                "WB_DONTCACHE_DIRTY += {pages} on cpu{cpu}: count {} slots {:?}",
-                c.count, c.slots
-            ),
+            format!("WB_DONTCACHE_DIRTY += {pages} on cpu{cpu}: count {} slots {:?}", c.count, c.slots),
         ),
         (KickOp::Kick { writer }, KickResult::Kicked { woke }) => step(
             format!("writer{writer}"),
@@ -233,10 +214,7 @@ mod tests {
         let mut n = 0;
         interleavings(&[vec![1, 2], vec![3, 4], vec![5]], &mut |_| n += 1);
         assert_eq!(n, 5 * 4 * 3 * 2 / (2 * 2));
-        assert_eq!(
-            placements(2, 2),
-            vec![vec![0, 0], vec![1, 0], vec![0, 1], vec![1, 1]]
-        );
+        assert_eq!(placements(2, 2), vec![vec![0, 0], vec![1, 0], vec![0, 1], vec![1, 1]]);
     }
 }
 
@@ -253,22 +231,14 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
 /// two calls (`inode_switch_wbs`, then its work), and a kworker's passes over both wbs.
 pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
     let valid = PinRevision::ALL.map(|r| r.name());
-    let (Some((pin, fix)), Some(core_rev)) =
-        (pin_revision(revision), PinRevision::from_name(revision))
-    else {
+    let (Some((pin, fix)), Some(core_rev)) = (pin_revision(revision), PinRevision::from_name(revision)) else {
         return Err(unknown("revision", revision, &valid) + " for scenario " + wb_pin::NAME);
     };
     let writers = if tier == Tier::Deep { 3 } else { 2 };
     let passes = 2;
-    let mut threads: Vec<Vec<PinOp>> = (0..writers)
-        .map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick])
-        .collect();
+    let mut threads: Vec<Vec<PinOp>> = (0..writers).map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick]).collect();
     threads.push(vec![PinOp::SwitchBegin, PinOp::SwitchWork]);
-    threads.push(
-        (0..passes)
-            .flat_map(|_| [PinOp::Run { wb: pin::OLD }, PinOp::Run { wb: pin::NEW }])
-            .collect(),
-    );
+    threads.push((0..passes).flat_map(|_| [PinOp::Run { wb: pin::OLD }, PinOp::Run { wb: pin::NEW }]).collect());
     let start = Instant::now();
     let mut outcome = Outcome::default();
     let placement = "one CPU (the oracle's calls are atomic)".to_string();
@@ -285,7 +255,10 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
             if got != reference {
                 outcome.keep_first(Counterexample {
                     property: ORACLE_DIVERGENCE,
-                    message: format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1),
+                    message: format!(
+                        "step {}: wb-core's state {got:?} differs from the reference's {reference:?}",
+                        i + 1
+                    ),
                     placement: placement.clone(),
                     steps: steps.clone(),
                     replay: None,
@@ -296,9 +269,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
         for property in reference.violated() {
             outcome.keep_first(Counterexample {
                 property,
-                message: format!(
-                    "the reference model ends with {property} violated: {reference:?}"
-                ),
+                message: format!("the reference model ends with {property} violated: {reference:?}"),
                 placement: placement.clone(),
                 steps: steps.clone(),
                 replay: None,
@@ -306,10 +277,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
         }
     });
     outcome.millis = start.elapsed().as_millis() as u64;
-    outcome.bounds = vec![
-        ("writers".into(), writers as u64),
-        ("kworker_passes".into(), passes as u64),
-    ];
+    outcome.bounds = vec![("writers".into(), writers as u64), ("kworker_passes".into(), passes as u64)];
     Ok(outcome)
 }
 
@@ -331,42 +299,17 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
     let (function, detail) = match op {
         PinOp::Dirty { folio } => (
             "filemap_dirty_folio",
-            format!(
-                "folio {folio} dirty on the inode's wb{}; {}",
-                after.inode_wb,
-                wb(after.inode_wb)
-            ),
+            format!("folio {folio} dirty on the inode's wb{}; {}", after.inode_wb, wb(after.inode_wb)),
         ),
         PinOp::Kick => (
             "filemap_dontcache_kick_writeback",
-            format!(
-                "inode on wb{} (switching {}); {}",
-                after.inode_wb,
-                after.switching as u8,
-                wb(after.inode_wb)
-            ),
+            format!("inode on wb{} (switching {}); {}", after.inode_wb, after.switching as u8, wb(after.inode_wb)),
         ),
-        PinOp::SwitchBegin => (
-            "inode_switch_wbs",
-            format!("I_WB_SWITCH = {}", after.switching as u8),
-        ),
-        PinOp::SwitchWork => (
-            "inode_do_switch_wbs",
-            format!(
-                "inode on wb{}; {}; {}",
-                after.inode_wb,
-                wb(pin::OLD),
-                wb(pin::NEW)
-            ),
-        ),
-        PinOp::Run { wb: id } => (
-            "wb_workfn",
-            format!("last consume read {}; {}", after.last_consumed[id], wb(id)),
-        ),
+        PinOp::SwitchBegin => ("inode_switch_wbs", format!("I_WB_SWITCH = {}", after.switching as u8)),
+        PinOp::SwitchWork => {
+            ("inode_do_switch_wbs", format!("inode on wb{}; {}; {}", after.inode_wb, wb(pin::OLD), wb(pin::NEW)))
+        }
+        PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
     };
-    Step {
-        thread: who,
-        function: function.into(),
-        detail,
-    }
+    Step { thread: who, function: function.into(), detail }
 }

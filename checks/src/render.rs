@@ -20,17 +20,8 @@ fn violated(r: &Row) -> String {
     }
 }
 
-const HEADER: [&str; 9] = [
-    "scenario",
-    "revision",
-    "checker",
-    "expected",
-    "verdict",
-    "match",
-    "executions",
-    "ms",
-    "violated",
-];
+const HEADER: [&str; 9] =
+    ["scenario", "revision", "checker", "expected", "verdict", "match", "executions", "ms", "violated"];
 
 fn cells(r: &Row) -> [String; 9] {
     [
@@ -47,10 +38,7 @@ fn cells(r: &Row) -> [String; 9] {
 }
 
 fn summary(m: &Matrix) -> String {
-    format!(
-        "\n{} rows, {} matched, {} mismatched\n",
-        m.summary.total, m.summary.matched, m.summary.mismatched
-    )
+    format!("\n{} rows, {} matched, {} mismatched\n", m.summary.total, m.summary.matched, m.summary.mismatched)
 }
 
 pub fn table(m: &Matrix) -> String {
@@ -63,22 +51,14 @@ pub fn table(m: &Matrix) -> String {
     }
     let mut out = String::new();
     for row in std::iter::once(HEADER.map(String::from)).chain(rows) {
-        let padded: Vec<String> = row
-            .iter()
-            .zip(width)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect();
+        let padded: Vec<String> = row.iter().zip(width).map(|(c, w)| format!("{c:<w$}")).collect();
         let _ = writeln!(out, "{}", padded.join("  ").trim_end());
     }
     out + &summary(m)
 }
 
 pub fn markdown(m: &Matrix) -> String {
-    let mut out = format!(
-        "| {} |\n|{}\n",
-        HEADER.join(" | "),
-        "---|".repeat(HEADER.len())
-    );
+    let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
     for r in &m.results {
         let _ = writeln!(out, "| {} |", cells(r).join(" | "));
     }
@@ -90,9 +70,7 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "property {property} violated: {}", c.message);
     let _ = writeln!(out, "placement: {}", c.placement);
-    out.push_str(&format_lines(c.steps.iter().map(|s| {
-        (s.thread.as_str(), s.function.as_str(), s.detail.as_str())
-    })));
+    out.push_str(&format_lines(c.steps.iter().map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str()))));
     match &c.replay {
         Some(r) => {
             let _ = writeln!(out, "replay: {r}");

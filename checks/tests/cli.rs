@@ -4,10 +4,7 @@
 use std::process::{Command, Output};
 
 fn wbcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wbcheck"))
-        .args(args)
-        .output()
-        .expect("wbcheck runs")
+    Command::new(env!("CARGO_BIN_EXE_wbcheck")).args(args).output().expect("wbcheck runs")
 }
 
 fn assert_bad_input(args: &[&str], bad: &str, a_valid_one: &str) {
@@ -15,62 +12,26 @@ fn assert_bad_input(args: &[&str], bad: &str, a_valid_one: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     let first = stderr.lines().next().unwrap_or_default();
-    assert!(
-        first.contains(bad) && first.contains(a_valid_one),
-        "{args:?}: first line {first:?}"
-    );
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"),
-        "{args:?}: {stderr}"
-    );
+    assert!(first.contains(bad) && first.contains(a_valid_one), "{args:?}: first line {first:?}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"), "{args:?}: {stderr}");
 }
 
 #[test]
 fn unknown_scenario() {
-    assert_bad_input(
-        &["run", "no-such", "--revision", "v7", "--checker", "loom"],
-        "'no-such'",
-        "dontcache-kick",
-    );
-    assert_bad_input(
-        &["matrix", "--scenario", "no-such"],
-        "'no-such'",
-        "dontcache-kick",
-    );
+    assert_bad_input(&["run", "no-such", "--revision", "v7", "--checker", "loom"], "'no-such'", "dontcache-kick");
+    assert_bad_input(&["matrix", "--scenario", "no-such"], "'no-such'", "dontcache-kick");
     assert_bad_input(&["explain", "no-such"], "'no-such'", "dontcache-kick");
 }
 
 #[test]
 fn unknown_revision() {
-    assert_bad_input(
-        &[
-            "run",
-            "dontcache-kick",
-            "--revision",
-            "v99",
-            "--checker",
-            "loom",
-        ],
-        "'v99'",
-        "v7-posted",
-    );
+    assert_bad_input(&["run", "dontcache-kick", "--revision", "v99", "--checker", "loom"], "'v99'", "v7-posted");
     assert_bad_input(&["matrix", "--revision", "v99"], "'v99'", "v5-late-clear");
 }
 
 #[test]
 fn unknown_checker() {
-    assert_bad_input(
-        &[
-            "run",
-            "dontcache-kick",
-            "--revision",
-            "v7",
-            "--checker",
-            "genmc",
-        ],
-        "'genmc'",
-        "shuttle-pct",
-    );
+    assert_bad_input(&["run", "dontcache-kick", "--revision", "v7", "--checker", "genmc"], "'genmc'", "shuttle-pct");
     assert_bad_input(&["matrix", "--checker", "genmc"], "'genmc'", "oracle");
 }
 
@@ -79,16 +40,7 @@ fn bad_format_and_tier() {
     assert_bad_input(&["matrix", "--format", "xml"], "'xml'", "json");
     assert_bad_input(&["matrix", "--tier", "huge"], "'huge'", "deep");
     assert_bad_input(
-        &[
-            "run",
-            "dontcache-kick",
-            "--revision",
-            "v7",
-            "--checker",
-            "oracle",
-            "--format",
-            "yaml",
-        ],
+        &["run", "dontcache-kick", "--revision", "v7", "--checker", "oracle", "--format", "yaml"],
         "'yaml'",
         "text",
     );
@@ -103,30 +55,14 @@ fn bad_environment_bound() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr
-            .lines()
-            .next()
-            .unwrap()
-            .contains("WBCHECK_SHUTTLE_ITERS"),
-        "{stderr}"
-    );
+    assert!(stderr.lines().next().unwrap().contains("WBCHECK_SHUTTLE_ITERS"), "{stderr}");
 }
 
 #[test]
 fn malformed_replay_string() {
     for bad in ["garbage", "shuttle1:1,zz", "shuttle1:7*5"] {
         assert_bad_input(
-            &[
-                "replay",
-                "dontcache-kick",
-                "--revision",
-                "v5-late-clear",
-                "--checker",
-                "shuttle-pct",
-                "--schedule",
-                bad,
-            ],
+            &["replay", "dontcache-kick", "--revision", "v5-late-clear", "--checker", "shuttle-pct", "--schedule", bad],
             "replay",
             "",
         );
@@ -135,24 +71,10 @@ fn malformed_replay_string() {
 
 #[test]
 fn matrix_json_contract() {
-    let out = wbcheck(&[
-        "matrix",
-        "--scenario",
-        "dontcache-kick",
-        "--checker",
-        "oracle",
-        "--format",
-        "json",
-        "--quiet",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let out =
+        wbcheck(&["matrix", "--scenario", "dontcache-kick", "--checker", "oracle", "--format", "json", "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
     assert_eq!(v["tool"], "wbcheck");
     assert!(v["version"].is_string());
     let results = v["results"].as_array().unwrap();
@@ -177,19 +99,13 @@ fn matrix_json_contract() {
         }
         assert_eq!(r["checker"], "oracle");
     }
-    let failing = results
-        .iter()
-        .find(|r| r["revision"] == "v5-approx-read")
-        .unwrap();
+    let failing = results.iter().find(|r| r["revision"] == "v5-approx-read").unwrap();
     assert_eq!(failing["verdict"], "fail");
     assert_eq!(failing["property"], "lost-wakeup");
     assert_eq!(failing["violated"], serde_json::json!(["lost-wakeup"]));
     assert!(failing["counterexample"]["steps"].as_array().unwrap().len() >= 3);
     assert!(failing["counterexamples"]["lost-wakeup"]["steps"][0]["function"].is_string());
-    assert_eq!(
-        v["summary"],
-        serde_json::json!({"total": 6, "matched": 6, "mismatched": 0})
-    );
+    assert_eq!(v["summary"], serde_json::json!({"total": 6, "matched": 6, "mismatched": 0}));
 }
 
 #[test]
@@ -204,12 +120,7 @@ fn run_prints_a_readable_counterexample_and_replay_reproduces_it() {
         "--format",
         "json",
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let row: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let replay = row["counterexample"]["replay"].as_str().unwrap();
     let out = wbcheck(&[
@@ -225,16 +136,7 @@ fn run_prints_a_readable_counterexample_and_replay_reproduces_it() {
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("property lost-wakeup violated"), "{text}");
-    let last = row["counterexample"]["steps"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()["detail"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        text.contains(&last),
-        "the replayed trace does not end like the counterexample"
-    );
+    let last =
+        row["counterexample"]["steps"].as_array().unwrap().last().unwrap()["detail"].as_str().unwrap().to_string();
+    assert!(text.contains(&last), "the replayed trace does not end like the counterexample");
 }

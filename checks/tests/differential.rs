@@ -132,11 +132,7 @@ impl StateMachineTest for CoreCounter {
                 assert_eq!(core.sum_positive(&ctx), r.sum_positive());
             }
         }
-        assert_eq!(
-            (core.read(), core.raw_slots()),
-            (r.count, r.slots.clone()),
-            "after {op:?}"
-        );
+        assert_eq!((core.read(), core.raw_slots()), (r.count, r.slots.clone()), "after {op:?}");
         core
     }
 }

@@ -8,16 +8,8 @@ use wb_models::dontcache_kick::LOST_WAKEUP;
 
 fn violated(revision: &str) -> BTreeSet<&'static str> {
     let o = check_kick(revision, Tier::Quick).unwrap();
-    assert!(
-        o.executions > 1000,
-        "the oracle explored only {} sequences",
-        o.executions
-    );
-    assert!(
-        !o.violated().contains(ORACLE_DIVERGENCE),
-        "{revision}: {:#?}",
-        o.counterexample(ORACLE_DIVERGENCE)
-    );
+    assert!(o.executions > 1000, "the oracle explored only {} sequences", o.executions);
+    assert!(!o.violated().contains(ORACLE_DIVERGENCE), "{revision}: {:#?}", o.counterexample(ORACLE_DIVERGENCE));
     o.violated()
 }
 
@@ -52,19 +44,13 @@ fn v5_approx_read_fails_sequentially() {
     assert_eq!(violated("v5-approx-read"), BTreeSet::from([LOST_WAKEUP]));
     let o = check_kick("v5-approx-read", Tier::Quick).unwrap();
     let cx = o.counterexample(LOST_WAKEUP).unwrap();
-    assert!(cx
-        .steps
-        .iter()
-        .any(|s| s.function == "wb_check_start_dontcache" && s.detail.contains("budget read = 0")));
+    assert!(cx.steps.iter().any(|s| s.function == "wb_check_start_dontcache" && s.detail.contains("budget read = 0")));
 }
 
 #[test]
 fn unknown_revision_is_an_error() {
     let err = check_kick("v9", Tier::Quick).unwrap_err();
-    assert!(
-        err.contains("'v9'") && err.contains("v5-approx-read"),
-        "{err}"
-    );
+    assert!(err.contains("'v9'") && err.contains("v5-approx-read"), "{err}");
 }
 
 mod wb_pin {
@@ -75,11 +61,7 @@ mod wb_pin {
     fn violated(revision: &str) -> BTreeSet<&'static str> {
         let o = check_pin(revision, Tier::Quick).unwrap();
         assert!(o.executions > 1000);
-        assert!(
-            !o.violated().contains(ORACLE_DIVERGENCE),
-            "{revision}: {:#?}",
-            o.counterexample(ORACLE_DIVERGENCE)
-        );
+        assert!(!o.violated().contains(ORACLE_DIVERGENCE), "{revision}: {:#?}", o.counterexample(ORACLE_DIVERGENCE));
         o.violated()
     }
 
@@ -100,17 +82,11 @@ mod wb_pin {
 
     #[test]
     fn v5_wakeup_in_section_between_the_two_switch_calls() {
-        assert_eq!(
-            violated("v5-wakeup-in-section"),
-            BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"])
-        );
+        assert_eq!(violated("v5-wakeup-in-section"), BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"]));
     }
 
     #[test]
     fn put_before_wakeup_cannot_split_its_kick_sequentially() {
-        assert_eq!(
-            violated("put-before-wakeup"),
-            BTreeSet::from(["lost-wakeup"])
-        );
+        assert_eq!(violated("put-before-wakeup"), BTreeSet::from(["lost-wakeup"]));
     }
 }

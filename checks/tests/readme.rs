@@ -8,22 +8,13 @@ use wb_models::scenario::scenarios;
 
 fn catalogue() -> Vec<Vec<String>> {
     let readme = include_str!("../../README.md");
-    let start = readme
-        .find("<!-- catalogue:begin -->")
-        .expect("catalogue start marker");
-    let end = readme
-        .find("<!-- catalogue:end -->")
-        .expect("catalogue end marker");
+    let start = readme.find("<!-- catalogue:begin -->").expect("catalogue start marker");
+    let end = readme.find("<!-- catalogue:end -->").expect("catalogue end marker");
     readme[start..end]
         .lines()
         .filter(|l| l.starts_with('|'))
         .skip(2) // header and separator
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
+        .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
         .collect()
 }
 
@@ -31,10 +22,7 @@ fn parse_cell(cell: &str) -> BTreeSet<String> {
     match cell.strip_prefix("fail:") {
         Some(props) => props.split(',').map(|p| p.trim().to_string()).collect(),
         None => {
-            assert_eq!(
-                cell, "pass",
-                "a verdict cell is `pass` or `fail: property, ...`"
-            );
+            assert_eq!(cell, "pass", "a verdict cell is `pass` or `fail: property, ...`");
             BTreeSet::new()
         }
     }
@@ -51,23 +39,10 @@ fn readme_catalogue_matches_the_registry() {
             .find(|s| s.info().name == row[0])
             .unwrap_or_else(|| panic!("unknown scenario {}", row[0]));
         let info = scenario.info();
-        let rev = info
-            .revision(&row[1])
-            .unwrap_or_else(|| panic!("unknown revision {} of {}", row[1], row[0]));
+        let rev = info.revision(&row[1]).unwrap_or_else(|| panic!("unknown revision {} of {}", row[1], row[0]));
         for (i, checker) in Checker::ALL.iter().enumerate() {
-            let want: BTreeSet<String> = rev
-                .expected_violated(*checker)
-                .into_iter()
-                .map(String::from)
-                .collect();
-            assert_eq!(
-                parse_cell(&row[3 + i]),
-                want,
-                "README row {} {} column {}",
-                row[0],
-                row[1],
-                checker.name()
-            );
+            let want: BTreeSet<String> = rev.expected_violated(*checker).into_iter().map(String::from).collect();
+            assert_eq!(parse_cell(&row[3 + i]), want, "README row {} {} column {}", row[0], row[1], checker.name());
         }
         seen.insert((row[0].clone(), row[1].clone()));
     }

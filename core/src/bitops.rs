@@ -15,9 +15,7 @@ pub struct BitWord<P: Platform> {
 
 impl<P: Platform> BitWord<P> {
     pub fn new(bits: usize) -> Self {
-        BitWord {
-            word: P::AtomicUsize::new(bits),
-        }
+        BitWord { word: P::AtomicUsize::new(bits) }
     }
 
     /// `test_bit()`: a plain, unordered read.

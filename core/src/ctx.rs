@@ -101,11 +101,7 @@ impl<P: Platform> Ctx<P> {
         };
         let from = self.cpu.replace(to);
         if from != to {
-            self.event(
-                "preemption",
-                "task migrated cpu{} -> cpu{}",
-                &[from as i64, to as i64],
-            );
+            self.event("preemption", "task migrated cpu{} -> cpu{}", &[from as i64, to as i64]);
         }
     }
 

@@ -11,19 +11,14 @@ use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::revision::{Consume, Kick, KickPin};
 use crate::sync::Platform;
 use crate::wb::{
-    process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup,
-    Access, Wb, WbStatItem, WorkStart, WB_START_DONTCACHE,
+    process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup, Access, Wb, WbStatItem,
+    WorkStart, WB_START_DONTCACHE,
 };
 
 /// `filemap_dontcache_kick_writeback()` (seed 002 patch 3; v7 as posted with [`Kick::Posted`],
 /// as applied with [`Kick::Fold`]; the pinning of v5, v6 and v7 with [`KickPin`]). Called from
 /// `generic_write_sync()` after an IOCB_DONTCACHE write. Returns whether it woke the flusher.
-pub fn filemap_dontcache_kick_writeback<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    kick: Kick,
-    pin: KickPin,
-) -> bool {
+pub fn filemap_dontcache_kick_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, kick: Kick, pin: KickPin) -> bool {
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
     let set = kick_bit(ctx, wb, kick);
     if set {
@@ -61,32 +56,16 @@ fn kick_bit<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, kick: Kick) -> bool {
     }
     if kick == Kick::Posted {
         if wb.state.test_bit(WB_START_DONTCACHE) {
-            ctx.event(
-                F,
-                "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 1 -> skip",
-                &[id],
-            );
+            ctx.event(F, "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 1 -> skip", &[id]);
             return false;
         }
-        ctx.event(
-            F,
-            "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 0",
-            &[id],
-        );
+        ctx.event(F, "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 0", &[id]);
     }
     if wb.state.test_and_set_bit(WB_START_DONTCACHE) {
-        ctx.event(
-            F,
-            "wb{}: test_and_set_bit(WB_start_dontcache) = 1 -> skip",
-            &[id],
-        );
+        ctx.event(F, "wb{}: test_and_set_bit(WB_start_dontcache) = 1 -> skip", &[id]);
         return false;
     }
-    ctx.event(
-        F,
-        "wb{}: test_and_set_bit(WB_start_dontcache) = 0 -> wake",
-        &[id],
-    );
+    ctx.event(F, "wb{}: test_and_set_bit(WB_start_dontcache) = 0 -> wake", &[id]);
     true
 }
 
@@ -104,29 +83,17 @@ pub fn wb_check_start_dontcache<P: Platform>(
     const ITEM: WbStatItem = WbStatItem::DontcacheDirty;
     let nr_pages = match consume {
         Consume::ClearThenSum | Consume::ClearThenApproxRead => {
-            if !wb.touch(ctx, F, Access::Memory, || {
-                wb.state.test_and_clear_bit(WB_START_DONTCACHE)
-            }) {
-                ctx.event(
-                    F,
-                    "test_and_clear_bit(WB_start_dontcache) = 0 -> return",
-                    &[],
-                );
+            if !wb.touch(ctx, F, Access::Memory, || wb.state.test_and_clear_bit(WB_START_DONTCACHE)) {
+                ctx.event(F, "test_and_clear_bit(WB_start_dontcache) = 0 -> return", &[]);
                 return None;
             }
             ctx.event(F, "test_and_clear_bit(WB_start_dontcache) = 1", &[]);
-            let nr = if consume == Consume::ClearThenSum {
-                wb_stat_sum(ctx, wb, ITEM)
-            } else {
-                wb_stat(ctx, wb, ITEM)
-            };
+            let nr = if consume == Consume::ClearThenSum { wb_stat_sum(ctx, wb, ITEM) } else { wb_stat(ctx, wb, ITEM) };
             wb_writeback(ctx, wb, nr, inodes);
             nr
         }
         Consume::LateClear => {
-            if !wb.touch(ctx, F, Access::Memory, || {
-                wb.state.test_bit(WB_START_DONTCACHE)
-            }) {
+            if !wb.touch(ctx, F, Access::Memory, || wb.state.test_bit(WB_START_DONTCACHE)) {
                 ctx.event(F, "test_bit(WB_start_dontcache) = 0 -> return", &[]);
                 return None;
             }
@@ -147,12 +114,7 @@ pub fn wb_check_start_dontcache<P: Platform>(
 /// the run are left out too: relaxed RMWs of a bit nothing here reads, with no barrier, that
 /// carry every other bit of `wb->state` forward unchanged; under loom they multiplied the
 /// executions of `dontcache-kick` by five (425k to 81k for v7) without adding an outcome.
-pub fn wb_do_writeback<P: Platform>(
-    ctx: &Ctx<P>,
-    wb: &Wb<P>,
-    consume: Consume,
-    inodes: &[&Inode<P>],
-) -> Option<i64> {
+pub fn wb_do_writeback<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, consume: Consume, inodes: &[&Inode<P>]) -> Option<i64> {
     wb_check_start_dontcache(ctx, wb, consume, inodes)
 }
 

@@ -17,6 +17,9 @@ pub const PG_DROPBEHIND: u32 = 3;
 /// Xarray marks of the folio's page-cache entry (changed under the i_pages lock).
 pub const PAGECACHE_TAG_DIRTY: u32 = 0;
 pub const PAGECACHE_TAG_WRITEBACK: u32 = 1;
+/// Not a mark: the folio is in the page cache (`folio->mapping` is set). Changed under the
+/// i_pages lock (insertion, `page_cache_delete`, split).
+pub const IN_PAGE_CACHE: u32 = 2;
 
 pub struct Folio<P: Platform> {
     pub flags: BitWord<P>,
@@ -36,11 +39,21 @@ impl<P: Platform> Folio<P> {
         let flags = if dropbehind { 1 << PG_DROPBEHIND } else { 0 };
         Folio {
             flags: BitWord::new(flags),
-            marks: BitWord::new(0),
+            marks: BitWord::new(1 << IN_PAGE_CACHE),
             lock: SpinLock::new(()),
             index,
             nr_pages,
         }
+    }
+
+    /// A folio not (yet) in the page cache: the new folios a split will create.
+    pub fn detached(index: u64, nr_pages: u32) -> Self {
+        Folio { flags: BitWord::new(0), marks: BitWord::new(0), lock: SpinLock::new(()), index, nr_pages }
+    }
+
+    /// `folio->mapping != NULL`: in the page cache.
+    pub fn in_page_cache(&self) -> bool {
+        self.marks.test_bit(IN_PAGE_CACHE)
     }
 
     /// `folio_nr_pages()`.
@@ -61,5 +74,10 @@ impl<P: Platform> Folio<P> {
     /// `folio_lock()`; unlocked when the guard drops (`folio_unlock()`).
     pub fn lock(&self) -> SpinGuard<'_, P, ()> {
         self.lock.lock()
+    }
+
+    /// `folio_trylock()`.
+    pub fn trylock(&self) -> Option<SpinGuard<'_, P, ()>> {
+        self.lock.try_lock()
     }
 }

@@ -34,13 +34,7 @@ pub struct Inode<P: Platform> {
 
 impl<P: Platform> Inode<P> {
     /// An inode attached to `bdi.wb(wb)` (the caller accounts the association reference).
-    pub fn new(
-        ino: u32,
-        bdi: Arc<Bdi<P>>,
-        wb: usize,
-        can_writeback: bool,
-        folios: Vec<Arc<Folio<P>>>,
-    ) -> Self {
+    pub fn new(ino: u32, bdi: Arc<Bdi<P>>, wb: usize, can_writeback: bool, folios: Vec<Arc<Folio<P>>>) -> Self {
         Inode {
             ino,
             i_state: BitWord::new(0),
@@ -93,39 +87,23 @@ pub fn unlocked_inode_to_wb_begin<'a, P: Platform>(
     inode.bdi.rcu.read_lock(ctx);
     let switching = inode.i_state.test_bit(I_WB_SWITCH);
     P::fence(Ordering::Acquire);
-    let locked = switching.then(|| {
-        inode
-            .i_pages
-            .lock_irqsave(ctx, "unlocked_inode_to_wb_end: xa_unlock_irqrestore")
-    });
+    let locked = switching.then(|| inode.i_pages.lock_irqsave(ctx, "unlocked_inode_to_wb_end: xa_unlock_irqrestore"));
     let wb = inode.inode_to_wb();
     let template = if switching {
         "rcu_read_lock; I_WB_SWITCH = 1 -> xa_lock_irqsave(i_pages); i_wb = wb{} ({life})"
     } else {
         "rcu_read_lock; I_WB_SWITCH = 0; i_wb = wb{} ({life})"
     };
-    ctx.event(
-        "unlocked_inode_to_wb_begin",
-        template,
-        &[wb.id as i64, wb.life() as i64],
-    );
+    ctx.event("unlocked_inode_to_wb_begin", template, &[wb.id as i64, wb.life() as i64]);
     (wb, WbLockCookie { locked })
 }
 
 /// `unlocked_inode_to_wb_end()`: drop the i_pages lock if taken (restoring IRQs), then leave the
 /// RCU read section.
-pub fn unlocked_inode_to_wb_end<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    cookie: WbLockCookie<'_, P>,
-) {
+pub fn unlocked_inode_to_wb_end<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, cookie: WbLockCookie<'_, P>) {
     let locked = cookie.locked.is_some();
     drop(cookie);
     inode.bdi.rcu.read_unlock(ctx);
-    let template = if locked {
-        "xa_unlock_irqrestore(i_pages); rcu_read_unlock"
-    } else {
-        "rcu_read_unlock"
-    };
+    let template = if locked { "xa_unlock_irqrestore(i_pages); rcu_read_unlock" } else { "rcu_read_unlock" };
     ctx.event("unlocked_inode_to_wb_end", template, &[]);
 }

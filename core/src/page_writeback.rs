@@ -28,11 +28,7 @@ pub fn filemap_dirty_folio<P: Platform>(
         );
         return false;
     }
-    ctx.event(
-        "filemap_dirty_folio",
-        "folio_test_set_dirty(folio {}) = 0",
-        &[folio.index as i64],
-    );
+    ctx.event("filemap_dirty_folio", "folio_test_set_dirty(folio {}) = 0", &[folio.index as i64]);
     __folio_mark_dirty(ctx, inode, folio);
     __mark_inode_dirty(ctx, inode, smp_mb_in_mark_inode_dirty);
     true
@@ -41,9 +37,7 @@ pub fn filemap_dirty_folio<P: Platform>(
 /// `__folio_mark_dirty()`: under `xa_lock_irqsave(&mapping->i_pages)`, account the folio if it
 /// is still in the mapping (truncation is not modelled here) and set its DIRTY mark.
 pub fn __folio_mark_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    let _xa = inode
-        .i_pages
-        .lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
+    let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
     folio_account_dirtied(ctx, inode, folio);
     folio.marks.set_bit(PAGECACHE_TAG_DIRTY);
 }
@@ -73,22 +67,14 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
 /// a plain `folio_test_dropbehind` and, if set, WB_DONTCACHE_DIRTY -= nr on the section's wb.
 /// `folio_mkclean` (no mapped PTEs here) and the DIRTY mark (left set until
 /// `__folio_start_writeback`) are as in the kernel.
-pub fn folio_clear_dirty_for_io<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    folio: &Folio<P>,
-) -> bool {
+pub fn folio_clear_dirty_for_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
     const F: &str = "folio_clear_dirty_for_io";
     if !inode.mapping_can_writeback() {
         return folio.flags.test_and_clear_bit(PG_DIRTY);
     }
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
     let was_dirty = folio.flags.test_and_clear_bit(PG_DIRTY);
-    ctx.event(
-        F,
-        "folio_test_clear_dirty(folio {}) = {}",
-        &[folio.index as i64, was_dirty as i64],
-    );
+    ctx.event(F, "folio_test_clear_dirty(folio {}) = {}", &[folio.index as i64, was_dirty as i64]);
     if was_dirty && folio.test_dropbehind() {
         wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
     }
@@ -101,26 +87,18 @@ pub fn folio_clear_dirty_for_io<P: Platform>(
 /// stats).
 pub fn __folio_start_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
     folio.flags.set_bit(PG_WRITEBACK);
-    let _xa = inode
-        .i_pages
-        .lock_irqsave(ctx, "__folio_start_writeback: xa_unlock_irqrestore");
+    let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_start_writeback: xa_unlock_irqrestore");
     folio.marks.set_bit(PAGECACHE_TAG_WRITEBACK);
     if !folio.test_dirty() {
         folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
     }
-    ctx.event(
-        "__folio_start_writeback",
-        "folio {} under writeback",
-        &[folio.index as i64],
-    );
+    ctx.event("__folio_start_writeback", "folio {} under writeback", &[folio.index as i64]);
 }
 
 /// `__folio_end_writeback()` for the I/O `__folio_start_writeback` began (completion is
 /// immediate in the models): under the i_pages lock clear the WRITEBACK mark, then PG_writeback.
 pub fn __folio_end_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    let _xa = inode
-        .i_pages
-        .lock_irqsave(ctx, "__folio_end_writeback: xa_unlock_irqrestore");
+    let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_end_writeback: xa_unlock_irqrestore");
     folio.marks.clear_bit(PAGECACHE_TAG_WRITEBACK);
     folio.flags.clear_bit(PG_WRITEBACK);
 }

@@ -32,16 +32,11 @@ const SUM_TEMPLATES: [&str; 4] = [
 impl<P: Platform> PercpuCounter<P> {
     /// `percpu_counter_init()` with every slot zero.
     pub fn new(nr_cpus: usize) -> Self {
-        assert!(
-            (1..=SUM_TEMPLATES.len()).contains(&nr_cpus),
-            "1..=4 CPUs are modelled"
-        );
+        assert!((1..=SUM_TEMPLATES.len()).contains(&nr_cpus), "1..=4 CPUs are modelled");
         PercpuCounter {
             lock: SpinLock::new(()),
             count: P::AtomicI64::new(0),
-            slots: (0..nr_cpus)
-                .map(|_| CachePadded::new(P::AtomicI32::new(0)))
-                .collect(),
+            slots: (0..nr_cpus).map(|_| CachePadded::new(P::AtomicI32::new(0))).collect(),
         }
     }
 
@@ -85,11 +80,7 @@ impl<P: Platform> PercpuCounter<P> {
             let new = seen + amount;
             match self.slots[cpu].compare_exchange(seen as i32, new as i32, Relaxed, Relaxed) {
                 Ok(_) => {
-                    ctx.event(
-                        F,
-                        "this_cpu_try_cmpxchg(slot[cpu{}], {} -> {}) succeeded",
-                        &[cpu as i64, seen, new],
-                    );
+                    ctx.event(F, "this_cpu_try_cmpxchg(slot[cpu{}], {} -> {}) succeeded", &[cpu as i64, seen, new]);
                     return;
                 }
                 Err(actual) => {
@@ -140,20 +131,12 @@ impl<P: Platform> PercpuCounter<P> {
     /// `count + sum(slots)` read directly, for properties checked at quiescence (no lock, no
     /// trace). Not a kernel function.
     pub fn raw_total(&self) -> i64 {
-        self.count.load(Relaxed)
-            + self
-                .slots
-                .iter()
-                .map(|s| i64::from(s.load(Relaxed)))
-                .sum::<i64>()
+        self.count.load(Relaxed) + self.slots.iter().map(|s| i64::from(s.load(Relaxed))).sum::<i64>()
     }
 
     /// The per-CPU slots, read directly (quiescence checks and the oracle comparison).
     pub fn raw_slots(&self) -> Vec<i64> {
-        self.slots
-            .iter()
-            .map(|s| i64::from(s.load(Relaxed)))
-            .collect()
+        self.slots.iter().map(|s| i64::from(s.load(Relaxed))).collect()
     }
 }
 
@@ -193,11 +176,7 @@ mod tests {
     #[test]
     fn migration_moves_the_compare_exchange_to_the_new_slot() {
         let c = PercpuCounter::<Std>::new(2);
-        let t = Ctx::<Std>::new(
-            Arc::new(Trace::new()),
-            "m",
-            CpuPlan::Migrate { from: 0, to: 1 },
-        );
+        let t = Ctx::<Std>::new(Arc::new(Trace::new()), "m", CpuPlan::Migrate { from: 0, to: 1 });
         c.add_batch(&t, 1, 4);
         assert_eq!(c.raw_slots(), vec![0, 1]);
         assert_eq!(t.cpu(), 1);

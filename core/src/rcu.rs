@@ -28,15 +28,11 @@ pub struct Rcu<P: Platform> {
 impl<P: Platform> Rcu<P> {
     /// RCU state for tasks with ids below `max_tasks`.
     pub fn new(max_tasks: usize) -> Self {
-        Rcu {
-            readers: (0..max_tasks).map(|_| P::AtomicUsize::new(0)).collect(),
-        }
+        Rcu { readers: (0..max_tasks).map(|_| P::AtomicUsize::new(0)).collect() }
     }
 
     fn word(&self, ctx: &Ctx<P>) -> &P::AtomicUsize {
-        self.readers
-            .get(ctx.tid())
-            .expect("Rcu::new was given fewer tasks than the model runs")
+        self.readers.get(ctx.tid()).expect("Rcu::new was given fewer tasks than the model runs")
     }
 
     /// `rcu_read_lock()`.
@@ -67,16 +63,9 @@ impl<P: Platform> Rcu<P> {
 
     /// `synchronize_rcu()`: wait for every reader that is inside a section now.
     pub fn synchronize(&self, ctx: &Ctx<P>) {
-        assert!(
-            !self.in_read_section(ctx),
-            "synchronize_rcu inside a read-side section (a model bug)"
-        );
+        assert!(!self.in_read_section(ctx), "synchronize_rcu inside a read-side section (a model bug)");
         P::fence(Ordering::SeqCst);
-        let snapshot: Vec<usize> = self
-            .readers
-            .iter()
-            .map(|r| r.fetch_add(0, Ordering::AcqRel))
-            .collect();
+        let snapshot: Vec<usize> = self.readers.iter().map(|r| r.fetch_add(0, Ordering::AcqRel)).collect();
         let mut waited = 0;
         for (t, &seen) in snapshot.iter().enumerate() {
             if seen & NESTING_MASK == 0 {
@@ -92,11 +81,7 @@ impl<P: Platform> Rcu<P> {
             }
         }
         P::fence(Ordering::SeqCst);
-        ctx.event(
-            "synchronize_rcu",
-            "grace period over: waited for {} reader(s) inside a section",
-            &[waited],
-        );
+        ctx.event("synchronize_rcu", "grace period over: waited for {} reader(s) inside a section", &[waited]);
     }
 }
 

@@ -125,11 +125,19 @@ impl KickRevision {
     /// One line for `wbcheck list` / `explain`: what the revision is and where it comes from.
     pub fn summary(self) -> &'static str {
         match self {
-            KickRevision::V7 => "v7 as applied: Brauner's fold (test_and_set_bit only); test_and_clear_bit then wb_stat_sum",
-            KickRevision::V7Posted => "v7 as posted: !test_bit && !test_and_set_bit; test_and_clear_bit then wb_stat_sum",
-            KickRevision::V7PostedNoMb => "mutant: v7 as posted without __mark_inode_dirty's smp_mb() on the writer's path",
+            KickRevision::V7 => {
+                "v7 as applied: Brauner's fold (test_and_set_bit only); test_and_clear_bit then wb_stat_sum"
+            }
+            KickRevision::V7Posted => {
+                "v7 as posted: !test_bit && !test_and_set_bit; test_and_clear_bit then wb_stat_sum"
+            }
+            KickRevision::V7PostedNoMb => {
+                "mutant: v7 as posted without __mark_inode_dirty's smp_mb() on the writer's path"
+            }
             KickRevision::V7NoMb => "mutant: v7 as applied without __mark_inode_dirty's smp_mb() on the writer's path",
-            KickRevision::V5LateClear => "reconstruction (v6 changelog): consume tests the bit, sums, writes back, then clear_bit",
+            KickRevision::V5LateClear => {
+                "reconstruction (v6 changelog): consume tests the bit, sums, writes back, then clear_bit"
+            }
             KickRevision::V5ApproxRead => "reconstruction (v6 changelog): consume reads wb_stat() (global count only)",
         }
     }
@@ -194,10 +202,157 @@ impl PinRevision {
     pub fn summary(self) -> &'static str {
         match self {
             PinRevision::V7 => "v7 as applied: wb_get in the section, wb_wakeup and wb_put after it",
-            PinRevision::V7FixSwitchKick => "v7 + fix: inode_do_switch_wbs sets WB_start_dontcache on the new wb when DONTCACHE pages move",
+            PinRevision::V7FixSwitchKick => {
+                "v7 + fix: inode_do_switch_wbs sets WB_start_dontcache on the new wb when DONTCACHE pages move"
+            }
             PinRevision::V6Unpinned => "reconstruction (v7 changelog): wb_wakeup after the section without a reference",
             PinRevision::V5WakeupInSection => "reconstruction (v6 changelog): wb_wakeup inside the section",
             PinRevision::PutBeforeWakeup => "mutant: wb_put before wb_wakeup",
+        }
+    }
+}
+
+/// How the non-DONTCACHE lookup in `__filemap_get_folio_mpol` clears PG_dropbehind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LookupClear {
+    /// v6/v7: `folio_test_clear_dropbehind()`, one fully ordered RMW.
+    TestAndClear,
+    /// v5: `folio_test_dropbehind()` then `folio_clear_dropbehind()` (two steps).
+    TestThenClear,
+}
+
+/// The arithmetic of the lookup's `-nr` (v7 changelog: "Fix integer promotion bug on 32-bit:
+/// store folio_nr_pages() in signed long before negating").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Negate {
+    /// v7: `long nr = folio_nr_pages(folio); ... -nr`.
+    Signed,
+    /// v6 reconstruction: the unsigned page count negated in 32-bit arithmetic, then widened to
+    /// the s64 `wb_stat_mod` takes: `-nr` becomes `2^32 - nr`.
+    Unsigned32,
+    /// The same code with 64-bit unsigned arithmetic: `2^64 - nr` reinterpreted as s64 is `-nr`.
+    Unsigned64,
+}
+
+impl Negate {
+    /// The amount `wb_stat_mod` receives for "minus `nr` pages".
+    pub fn minus(self, nr: i64) -> i64 {
+        match self {
+            Negate::Signed => -nr,
+            Negate::Unsigned32 => i64::from((nr as u32).wrapping_neg()),
+            Negate::Unsigned64 => (nr as u64).wrapping_neg() as i64,
+        }
+    }
+}
+
+/// The knobs of the WB_DONTCACHE_DIRTY accounting code paths (seed 002 patches 1 and 2) that
+/// revisions change. [`Accounting::V7`] is v7 as posted and applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accounting {
+    pub lookup_clear: LookupClear,
+    /// The lookup's `mapping_can_writeback()` guard (v6).
+    pub lookup_guard: bool,
+    pub lookup_negate: Negate,
+    /// `inode_do_switch_wbs` moves WB_DONTCACHE_DIRTY (v7).
+    pub switch_transfer: bool,
+    /// `__split_folio_to_order` copies PG_dropbehind to every new folio (v7 patch 1).
+    pub split_copies_dropbehind: bool,
+    /// What the switch does about the kick bit (scenario wb-pin).
+    pub switch_kick: SwitchKick,
+}
+
+impl Accounting {
+    pub const V7: Accounting = Accounting {
+        lookup_clear: LookupClear::TestAndClear,
+        lookup_guard: true,
+        lookup_negate: Negate::Signed,
+        switch_transfer: true,
+        split_copies_dropbehind: true,
+        switch_kick: SwitchKick::None,
+    };
+}
+
+/// The revisions of the WB_DONTCACHE_DIRTY accounting (scenario `dontcache-accounting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccountingRevision {
+    /// v7 as applied (patches 1 and 2).
+    V7,
+    /// v5 (v6 changelog: "Use atomic folio_test_clear_dropbehind() in __filemap_get_folio_mpol()
+    /// to prevent double-decrement of WB_DONTCACHE_DIRTY by concurrent readers").
+    V5DoubleDec,
+    /// v5 (v6 changelog: "Add mapping_can_writeback() guard before decrementing
+    /// WB_DONTCACHE_DIRTY in __filemap_get_folio_mpol() to match the increment path").
+    V5NoGuard,
+    /// v6 (v7 changelog: "Transfer WB_DONTCACHE_DIRTY in inode_do_switch_wbs() alongside
+    /// WB_RECLAIMABLE so the stat migrates with the inode on cgroup wb switch").
+    V6NoSwitchTransfer,
+    /// v6 (v7 changelog: "Preserve PG_dropbehind in __split_folio_to_order() so tail folios
+    /// retain the flag and are properly accounted when cleaned"; patch 1).
+    V6SplitDropsFlag,
+    /// v6 (v7 changelog: "Fix integer promotion bug on 32-bit"), 32-bit arithmetic;
+    /// reconstruction: the lookup's negation of an unsigned page count.
+    V6U32Negate32,
+    /// The same code in 64-bit arithmetic, where the negation happens to be right.
+    V6U32Negate64,
+}
+
+impl AccountingRevision {
+    pub const ALL: [AccountingRevision; 7] = [
+        AccountingRevision::V7,
+        AccountingRevision::V5DoubleDec,
+        AccountingRevision::V5NoGuard,
+        AccountingRevision::V6NoSwitchTransfer,
+        AccountingRevision::V6SplitDropsFlag,
+        AccountingRevision::V6U32Negate32,
+        AccountingRevision::V6U32Negate64,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AccountingRevision::V7 => "v7",
+            AccountingRevision::V5DoubleDec => "v5-double-dec",
+            AccountingRevision::V5NoGuard => "v5-no-guard",
+            AccountingRevision::V6NoSwitchTransfer => "v6-no-switch-transfer",
+            AccountingRevision::V6SplitDropsFlag => "v6-split-drops-flag",
+            AccountingRevision::V6U32Negate32 => "v6-u32-negate-32bit",
+            AccountingRevision::V6U32Negate64 => "v6-u32-negate-64bit",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn accounting(self) -> Accounting {
+        let v7 = Accounting::V7;
+        match self {
+            AccountingRevision::V7 => v7,
+            AccountingRevision::V5DoubleDec => Accounting { lookup_clear: LookupClear::TestThenClear, ..v7 },
+            AccountingRevision::V5NoGuard => Accounting { lookup_guard: false, ..v7 },
+            AccountingRevision::V6NoSwitchTransfer => Accounting { switch_transfer: false, ..v7 },
+            AccountingRevision::V6SplitDropsFlag => Accounting { split_copies_dropbehind: false, ..v7 },
+            AccountingRevision::V6U32Negate32 => Accounting { lookup_negate: Negate::Unsigned32, ..v7 },
+            AccountingRevision::V6U32Negate64 => Accounting { lookup_negate: Negate::Unsigned64, ..v7 },
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            AccountingRevision::V7 => {
+                "v7 as applied: atomic lookup clear, writeback guard, switch transfer, split keeps dropbehind"
+            }
+            AccountingRevision::V5DoubleDec => "v5 (v6 changelog): lookup tests then clears PG_dropbehind in two steps",
+            AccountingRevision::V5NoGuard => {
+                "v5 (v6 changelog): lookup decrements without the mapping_can_writeback guard"
+            }
+            AccountingRevision::V6NoSwitchTransfer => {
+                "v6 (v7 changelog): inode_do_switch_wbs does not move WB_DONTCACHE_DIRTY"
+            }
+            AccountingRevision::V6SplitDropsFlag => "v6 (v7 patch 1): folio split drops PG_dropbehind from tail folios",
+            AccountingRevision::V6U32Negate32 => {
+                "v6 reconstruction (v7 changelog): lookup negates an unsigned page count, 32-bit"
+            }
+            AccountingRevision::V6U32Negate64 => "the same negation in 64-bit arithmetic",
         }
     }
 }

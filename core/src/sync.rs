@@ -37,13 +37,7 @@ pub trait Atomic<T: Copy>: Send + Sync + 'static {
     fn load(&self, order: Ordering) -> T;
     fn store(&self, v: T, order: Ordering);
     fn swap(&self, v: T, order: Ordering) -> T;
-    fn compare_exchange(
-        &self,
-        current: T,
-        new: T,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<T, T>;
+    fn compare_exchange(&self, current: T, new: T, success: Ordering, failure: Ordering) -> Result<T, T>;
     fn fetch_add(&self, v: T, order: Ordering) -> T;
     fn fetch_sub(&self, v: T, order: Ordering) -> T;
     fn fetch_or(&self, v: T, order: Ordering) -> T;
@@ -57,6 +51,7 @@ pub trait Lock<T>: Send + Sync {
         Self: 'a;
     fn new(v: T) -> Self;
     fn lock(&self) -> Self::Guard<'_>;
+    fn try_lock(&self) -> Option<Self::Guard<'_>>;
 }
 
 /// The synchronisation primitives of one checker backend.
@@ -103,43 +98,33 @@ pub struct SpinGuard<'a, P: Platform, T: Send + 'static> {
 
 impl<P: Platform, T: Send + 'static> SpinLock<P, T> {
     pub fn new(v: T) -> Self {
-        SpinLock {
-            inner: P::Mutex::new(v),
-        }
+        SpinLock { inner: P::Mutex::new(v) }
     }
 
     /// `spin_lock()`.
     pub fn lock(&self) -> SpinGuard<'_, P, T> {
-        SpinGuard {
-            guard: Some(self.inner.lock()),
-            mode: IrqMode::Plain,
-        }
+        SpinGuard { guard: Some(self.inner.lock()), mode: IrqMode::Plain }
+    }
+
+    /// `spin_trylock()`.
+    pub fn try_lock(&self) -> Option<SpinGuard<'_, P, T>> {
+        Some(SpinGuard { guard: Some(self.inner.try_lock()?), mode: IrqMode::Plain })
     }
 
     /// `spin_lock_irq()`: disable interrupts, then lock; the unlock enables them unconditionally
     /// (a violation if an irqsave lock is held then). `function` names the caller in the trace.
     pub fn lock_irq<'a>(&'a self, ctx: &'a Ctx<P>, function: &'static str) -> SpinGuard<'a, P, T> {
         ctx.local_irq_save();
-        SpinGuard {
-            guard: Some(self.inner.lock()),
-            mode: IrqMode::Irq(ctx, function),
-        }
+        SpinGuard { guard: Some(self.inner.lock()), mode: IrqMode::Irq(ctx, function) }
     }
 
     /// `spin_lock_irqsave()` / `xa_lock_irqsave()`: save and disable interrupts, then lock; the
     /// lock counts as held-irqsave until unlocked.
-    pub fn lock_irqsave<'a>(
-        &'a self,
-        ctx: &'a Ctx<P>,
-        function: &'static str,
-    ) -> SpinGuard<'a, P, T> {
+    pub fn lock_irqsave<'a>(&'a self, ctx: &'a Ctx<P>, function: &'static str) -> SpinGuard<'a, P, T> {
         let was = ctx.local_irq_save();
         let guard = self.inner.lock();
         ctx.irqsave_acquired();
-        SpinGuard {
-            guard: Some(guard),
-            mode: IrqMode::IrqSave(ctx, function, was),
-        }
+        SpinGuard { guard: Some(guard), mode: IrqMode::IrqSave(ctx, function, was) }
     }
 }
 
@@ -202,6 +187,10 @@ macro_rules! impl_lock {
             fn lock(&self) -> $guard<'_, T> {
                 // A poisoned lock means a model thread panicked; the harness reports that panic.
                 $mutex::lock(self).unwrap_or_else(|e| e.into_inner())
+            }
+            #[inline]
+            fn try_lock(&self) -> Option<$guard<'_, T>> {
+                $mutex::try_lock(self).ok()
             }
         }
     };

@@ -60,10 +60,7 @@ impl Trace {
 
     /// A trace that records nothing (benches on the std platform).
     pub fn disabled() -> Self {
-        Trace {
-            enabled: false,
-            ..Trace::new()
-        }
+        Trace { enabled: false, ..Trace::new() }
     }
 
     /// Register a thread name; returns its id for [`Trace::record`] (also the thread's index in
@@ -76,18 +73,12 @@ impl Trace {
 
     /// Record a violation detected during the run (always kept, even when events are not).
     pub fn detect(&self, property: &'static str, message: String) {
-        self.detected
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Detected { property, message });
+        self.detected.lock().unwrap_or_else(|e| e.into_inner()).push(Detected { property, message });
     }
 
     /// The violations detected so far.
     pub fn detected(&self) -> Vec<Detected> {
-        self.detected
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.detected.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     pub fn record(&self, thread: u8, function: &'static str, template: &'static str, args: &[i64]) {
@@ -96,16 +87,8 @@ impl Trace {
         }
         let mut a = [0; MAX_ARGS];
         a[..args.len()].copy_from_slice(args);
-        let ev = Event {
-            thread,
-            function,
-            template,
-            args: a,
-        };
-        self.events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(ev);
+        let ev = Event { thread, function, template, args: a };
+        self.events.lock().unwrap_or_else(|e| e.into_inner()).push(ev);
     }
 
     pub fn len(&self) -> usize {
@@ -123,10 +106,7 @@ impl Trace {
         events
             .iter()
             .map(|ev| Step {
-                thread: threads
-                    .get(ev.thread as usize)
-                    .cloned()
-                    .unwrap_or_else(|| "?".into()),
+                thread: threads.get(ev.thread as usize).cloned().unwrap_or_else(|| "?".into()),
                 function: ev.function.to_owned(),
                 detail: render(ev.template, &ev.args),
             })
@@ -174,11 +154,7 @@ pub fn render(template: &str, args: &[i64]) -> String {
 
 /// Format steps as the text trace: one numbered line per step.
 pub fn format_steps(steps: &[Step]) -> String {
-    format_lines(
-        steps
-            .iter()
-            .map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str())),
-    )
+    format_lines(steps.iter().map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str())))
 }
 
 /// [`format_steps`] over (thread, function, detail) triples.
@@ -198,15 +174,9 @@ mod tests {
 
     #[test]
     fn render_substitutes_in_order() {
-        assert_eq!(
-            render("slot[cpu{}] {} -> {}", &[1, 0, 2]),
-            "slot[cpu1] 0 -> 2"
-        );
+        assert_eq!(render("slot[cpu{}] {} -> {}", &[1, 0, 2]), "slot[cpu1] 0 -> 2");
         assert_eq!(render("no args", &[]), "no args");
-        assert_eq!(
-            render("wb{} {life}, ref {}", &[2, 3, 0]),
-            "wb2 freed, ref 0"
-        );
+        assert_eq!(render("wb{} {life}, ref {}", &[2, 3, 0]), "wb2 freed, ref 0");
         assert_eq!(render("{} and {}", &[7]), "7 and {}");
     }
 

@@ -184,13 +184,7 @@ impl<P: Platform> Wb<P> {
     /// check reads the lifetime word just before `op`: a release between the two is missed in
     /// that execution (the checkers also run the one where it comes first), and an access made
     /// while the wb was valid is never blamed. The root wb is never released: no check.
-    pub fn touch<R>(
-        &self,
-        ctx: &Ctx<P>,
-        function: &'static str,
-        access: Access,
-        op: impl FnOnce() -> R,
-    ) -> R {
+    pub fn touch<R>(&self, ctx: &Ctx<P>, function: &'static str, access: Access, op: impl FnOnce() -> R) -> R {
         if !self.is_root() {
             self.check(ctx, function, access);
         }
@@ -205,21 +199,13 @@ impl<P: Platform> Wb<P> {
             Access::Stats => life >= Life::Released,
         };
         if bad {
-            let what = if access == Access::Stats {
-                "the stat counters of"
-            } else {
-                ""
-            };
+            let what = if access == Access::Stats { "the stat counters of" } else { "" };
             let why = if life == Life::Freed {
                 "freed: its RCU grace period ended and cgwb_free_rcu ran"
             } else {
                 "released: wb_exit destroyed its stat counters"
             };
-            ctx.detect(
-                USE_AFTER_FREE,
-                function,
-                format!("{function} touches {what} wb{} after it was {why}", self.id),
-            );
+            ctx.detect(USE_AFTER_FREE, function, format!("{function} touches {what} wb{} after it was {why}", self.id));
         }
     }
 }
@@ -235,12 +221,7 @@ impl<P: Platform> Bdi<P> {
     /// A bdi with its root wb and `cgroup_wbs` cgroup wbs (ids 1..), for up to `max_tasks` tasks.
     pub fn new(cgroup_wbs: usize, nr_cpus: usize, batch: i32, max_tasks: usize) -> Self {
         let rcu = Arc::new(Rcu::new(max_tasks));
-        Bdi {
-            wbs: (0..=cgroup_wbs)
-                .map(|id| Wb::new(id, nr_cpus, batch, rcu.clone()))
-                .collect(),
-            rcu,
-        }
+        Bdi { wbs: (0..=cgroup_wbs).map(|id| Wb::new(id, nr_cpus, batch, rcu.clone())).collect(), rcu }
     }
 
     pub fn wb(&self, id: usize) -> &Wb<P> {
@@ -255,25 +236,19 @@ impl<P: Platform> Bdi<P> {
 /// `wb_stat_mod()`: `percpu_counter_add_batch(&wb->stat[item], amount, WB_STAT_BATCH)`.
 pub fn wb_stat_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem, amount: i64) {
     ctx.event("wb_stat_mod", item.templates()[0], &[wb.id as i64, amount]);
-    wb.touch(ctx, "wb_stat_mod", Access::Stats, || {
-        wb.stat(item).add_batch(ctx, amount, wb.batch)
-    });
+    wb.touch(ctx, "wb_stat_mod", Access::Stats, || wb.stat(item).add_batch(ctx, amount, wb.batch));
 }
 
 /// `wb_stat()`: `percpu_counter_read_positive`, the global count only.
 pub fn wb_stat<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i64 {
-    let v = wb.touch(ctx, "wb_stat", Access::Stats, || {
-        wb.stat(item).read_positive()
-    });
+    let v = wb.touch(ctx, "wb_stat", Access::Stats, || wb.stat(item).read_positive());
     ctx.event("wb_stat", item.templates()[1], &[wb.id as i64, v]);
     v
 }
 
 /// `wb_stat_sum()`: `percpu_counter_sum_positive`.
 pub fn wb_stat_sum<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i64 {
-    let v = wb.touch(ctx, "wb_stat_sum", Access::Stats, || {
-        wb.stat(item).sum_positive(ctx)
-    });
+    let v = wb.touch(ctx, "wb_stat_sum", Access::Stats, || wb.stat(item).sum_positive(ctx));
     ctx.event("wb_stat_sum", item.templates()[2], &[wb.id as i64, v]);
     v
 }
@@ -285,9 +260,7 @@ pub fn wb_stat_sum<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i
 /// interrupts unconditionally: a violation if the caller holds an irqsave lock.
 pub fn wb_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     const F: &str = "wb_wakeup";
-    let _irq = wb.touch(ctx, F, Access::Memory, || {
-        wb.work_lock.lock_irq(ctx, "wb_wakeup: spin_unlock_irq")
-    });
+    let _irq = wb.touch(ctx, F, Access::Memory, || wb.work_lock.lock_irq(ctx, "wb_wakeup: spin_unlock_irq"));
     if wb.state.test_bit(WB_REGISTERED) {
         P::fence(Ordering::SeqCst);
         let was = wb.dwork.fetch_or(WORK_PENDING, Ordering::AcqRel) & WORK_PENDING != 0;
@@ -298,11 +271,7 @@ pub fn wb_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
             &[wb.id as i64, was as i64],
         );
     } else {
-        ctx.event(
-            F,
-            "wb{} WB_registered = 0 ({life}) -> nothing queued",
-            &[wb.id as i64, wb.life() as i64],
-        );
+        ctx.event(F, "wb{} WB_registered = 0 ({life}) -> nothing queued", &[wb.id as i64, wb.life() as i64]);
     }
 }
 
@@ -330,10 +299,7 @@ pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, start: WorkStart)
             return None;
         }
         let next = (cur & !WORK_PENDING) | WORK_RUNNING;
-        match wb
-            .dwork
-            .compare_exchange(cur, next, Ordering::AcqRel, Ordering::Relaxed)
-        {
+        match wb.dwork.compare_exchange(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
             Ok(_) => break queued,
             Err(now) => cur = now,
         }
@@ -376,23 +342,10 @@ pub fn wb_get<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     if wb.is_root() {
         return;
     }
-    let old = wb.touch(ctx, "wb_get", Access::Memory, || {
-        wb.refcnt.fetch_add(1, Ordering::Relaxed)
-    });
-    ctx.event(
-        "wb_get",
-        "wb{} refcnt {} -> {} ({life})",
-        &[wb.id as i64, old, old + 1, wb.life() as i64],
-    );
+    let old = wb.touch(ctx, "wb_get", Access::Memory, || wb.refcnt.fetch_add(1, Ordering::Relaxed));
+    ctx.event("wb_get", "wb{} refcnt {} -> {} ({life})", &[wb.id as i64, old, old + 1, wb.life() as i64]);
     if old <= 0 {
-        ctx.detect(
-            REFCOUNT,
-            "wb_get",
-            format!(
-                "wb_get on wb{} whose count was {old}: its release has begun",
-                wb.id
-            ),
-        );
+        ctx.detect(REFCOUNT, "wb_get", format!("wb_get on wb{} whose count was {old}: its release has begun", wb.id));
     }
 }
 
@@ -402,24 +355,15 @@ pub fn wb_tryget<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> bool {
     if wb.is_root() {
         return true;
     }
-    let mut cur = wb.touch(ctx, "wb_tryget", Access::Memory, || {
-        wb.refcnt.load(Ordering::Relaxed)
-    });
+    let mut cur = wb.touch(ctx, "wb_tryget", Access::Memory, || wb.refcnt.load(Ordering::Relaxed));
     loop {
         if cur <= 0 {
             ctx.event("wb_tryget", "wb{} refcnt {} -> fail", &[wb.id as i64, cur]);
             return false;
         }
-        match wb
-            .refcnt
-            .compare_exchange(cur, cur + 1, Ordering::Relaxed, Ordering::Relaxed)
-        {
+        match wb.refcnt.compare_exchange(cur, cur + 1, Ordering::Relaxed, Ordering::Relaxed) {
             Ok(_) => {
-                ctx.event(
-                    "wb_tryget",
-                    "wb{} refcnt {} -> {}",
-                    &[wb.id as i64, cur, cur + 1],
-                );
+                ctx.event("wb_tryget", "wb{} refcnt {} -> {}", &[wb.id as i64, cur, cur + 1]);
                 return true;
             }
             Err(now) => cur = now,
@@ -435,31 +379,17 @@ pub fn wb_put_many<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, n: i64, function: &'st
         return;
     }
     P::fence(Ordering::SeqCst);
-    let old = wb.touch(ctx, function, Access::Memory, || {
-        wb.refcnt.fetch_sub(n, Ordering::AcqRel)
-    });
+    let old = wb.touch(ctx, function, Access::Memory, || wb.refcnt.fetch_sub(n, Ordering::AcqRel));
     P::fence(Ordering::SeqCst);
-    ctx.event(
-        function,
-        "wb{} refcnt {} -> {} ({life})",
-        &[wb.id as i64, old, old - n, wb.life() as i64],
-    );
+    ctx.event(function, "wb{} refcnt {} -> {} ({life})", &[wb.id as i64, old, old - n, wb.life() as i64]);
     if old - n < 0 {
         ctx.detect(
             REFCOUNT,
             function,
-            format!(
-                "{function} drops wb{}'s count below zero ({old} -> {})",
-                wb.id,
-                old - n
-            ),
+            format!("{function} drops wb{}'s count below zero ({old} -> {})", wb.id, old - n),
         );
     } else if old - n == 0 {
-        ctx.event(
-            "cgwb_release",
-            "wb{} last reference gone -> queue release_work (it runs now)",
-            &[wb.id as i64],
-        );
+        ctx.event("cgwb_release", "wb{} last reference gone -> queue release_work (it runs now)", &[wb.id as i64]);
         cgwb_release_workfn(ctx, wb);
     }
 }
@@ -472,11 +402,7 @@ pub fn wb_put<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
 /// `cgwb_kill()` (mm/backing-dev.c), as when the wb's memcg goes offline: the wb leaves the
 /// lookup tree and `percpu_ref_kill` drops the initial reference.
 pub fn cgwb_kill<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
-    ctx.event(
-        "cgwb_kill",
-        "wb{}: memcg offline, percpu_ref_kill drops the initial reference",
-        &[wb.id as i64],
-    );
+    ctx.event("cgwb_kill", "wb{}: memcg offline, percpu_ref_kill drops the initial reference", &[wb.id as i64]);
     wb_put_many(ctx, wb, 1, "cgwb_kill");
 }
 
@@ -491,35 +417,22 @@ pub fn cgwb_kill<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
 /// waiting for the grace period, then freeing).
 fn cgwb_release_workfn<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     {
-        let _irq = wb.touch(ctx, "wb_shutdown", Access::Memory, || {
-            wb.work_lock.lock_irq(ctx, "wb_shutdown: spin_unlock_irq")
-        });
+        let _irq =
+            wb.touch(ctx, "wb_shutdown", Access::Memory, || wb.work_lock.lock_irq(ctx, "wb_shutdown: spin_unlock_irq"));
         if !wb.state.test_and_clear_bit(WB_REGISTERED) {
             ctx.event("wb_shutdown", "wb{} already unregistered", &[wb.id as i64]);
             return;
         }
         wb.set_life(Life::ShutDown);
-        ctx.event(
-            "wb_shutdown",
-            "wb{}: WB_registered 1 -> 0 under work_lock",
-            &[wb.id as i64],
-        );
+        ctx.event("wb_shutdown", "wb{}: WB_registered 1 -> 0 under work_lock", &[wb.id as i64]);
     }
     flush_delayed_work(ctx, wb);
     wb.set_life(Life::Released);
-    ctx.event(
-        "wb_exit",
-        "wb{}: stat counters destroyed ({life})",
-        &[wb.id as i64, Life::Released as i64],
-    );
+    ctx.event("wb_exit", "wb{}: stat counters destroyed ({life})", &[wb.id as i64, Life::Released as i64]);
     wb.rcu.synchronize(ctx);
     wb.set_life(Life::Freed);
     wb.frees.fetch_add(1, Ghost::Relaxed);
-    ctx.event(
-        "cgwb_free_rcu",
-        "wb{} freed after the grace period",
-        &[wb.id as i64],
-    );
+    ctx.event("cgwb_free_rcu", "wb{} freed after the grace period", &[wb.id as i64]);
 }
 
 #[cfg(test)]
@@ -532,10 +445,7 @@ mod tests {
 
     #[test]
     fn batch_matches_kernel_table() {
-        let got: Vec<i32> = [1, 2, 4, 8, 64, 256]
-            .iter()
-            .map(|&n| wb_stat_batch_for(n))
-            .collect();
+        let got: Vec<i32> = [1, 2, 4, 8, 64, 256].iter().map(|&n| wb_stat_batch_for(n)).collect();
         assert_eq!(got, vec![8, 16, 24, 32, 56, 72]);
     }
 

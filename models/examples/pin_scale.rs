@@ -9,17 +9,8 @@ fn main() {
     let mut bounds = Bounds::defaults(Tier::Quick);
     bounds.shuttle_iterations = 1_000;
     for (writers, ops) in [(1, 1), (2, 2), (4, 4), (4, 16), (8, 16), (8, 64), (8, 128)] {
-        let config = PinConfig {
-            writers,
-            ops_per_writer: ops,
-            nr_cpus: 2,
-            batch: 4,
-            kworker: Kworker::Worker,
-        };
-        let model = PinModel {
-            revision: PinRevision::V7FixSwitchKick,
-            config,
-        };
+        let config = PinConfig { writers, ops_per_writer: ops, nr_cpus: 2, batch: 4, kworker: Kworker::Worker };
+        let model = PinModel { revision: PinRevision::V7FixSwitchKick, config };
         let o = run_shuttle(&model, ShuttleKind::Pct, &bounds);
         println!(
             "{writers} writers x {ops} ops: {} PCT iterations in {} ms, violated {:?}",

@@ -72,17 +72,16 @@ impl Bounds {
     }
 
     /// [`Bounds::from_env`] with an explicit variable lookup (testable).
-    pub fn with_overrides(
-        tier: Tier,
-        var: impl Fn(&str) -> Option<String>,
-    ) -> Result<Bounds, String> {
+    pub fn with_overrides(tier: Tier, var: impl Fn(&str) -> Option<String>) -> Result<Bounds, String> {
         let mut b = Bounds::defaults(tier);
         let num = |k: &str| -> Result<Option<u64>, String> {
             match var(k) {
                 None => Ok(None),
-                Some(v) => v.trim().parse::<u64>().map(Some).map_err(|_| {
-                    format!("invalid value '{v}' for {k}: expected a non-negative integer")
-                }),
+                Some(v) => v
+                    .trim()
+                    .parse::<u64>()
+                    .map(Some)
+                    .map_err(|_| format!("invalid value '{v}' for {k}: expected a non-negative integer")),
             }
         };
         if let Some(v) = var("WBCHECK_LOOM_PREEMPTIONS") {
@@ -100,9 +99,7 @@ impl Bounds {
         }
         if let Some(v) = num("WBCHECK_PCT_DEPTH")? {
             if v == 0 {
-                return Err(
-                    "invalid value '0' for WBCHECK_PCT_DEPTH: PCT depth is at least 1".into(),
-                );
+                return Err("invalid value '0' for WBCHECK_PCT_DEPTH: PCT depth is at least 1".into());
             }
             b.pct_depth = v as usize;
         }
@@ -145,14 +142,10 @@ mod tests {
 
     #[test]
     fn bad_values_are_errors_naming_the_variable() {
-        let err =
-            Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SEED").then(|| "x".into()))
-                .unwrap_err();
+        let err = Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SEED").then(|| "x".into())).unwrap_err();
         assert!(err.contains("WBCHECK_SEED"), "{err}");
-        let b = Bounds::with_overrides(Tier::Deep, |k| {
-            (k == "WBCHECK_LOOM_PREEMPTIONS").then(|| "none".into())
-        })
-        .unwrap();
+        let b =
+            Bounds::with_overrides(Tier::Deep, |k| (k == "WBCHECK_LOOM_PREEMPTIONS").then(|| "none".into())).unwrap();
         assert_eq!(b.loom_preemptions, None);
     }
 }

@@ -59,14 +59,7 @@ impl KickConfig {
     }
 
     pub fn shuttle(_tier: Tier) -> KickConfig {
-        KickConfig {
-            writers: 4,
-            ops_per_writer: 3,
-            pages_per_folio: 1,
-            nr_cpus: 2,
-            batch: 4,
-            flusher: Flusher::Worker,
-        }
+        KickConfig { writers: 4, ops_per_writer: 3, pages_per_folio: 1, nr_cpus: 2, batch: 4, flusher: Flusher::Worker }
     }
 
     pub fn total_pages(&self) -> i64 {
@@ -114,12 +107,7 @@ impl Model for KickModel {
             }));
         }
         {
-            let (bdi, trace, done, last) = (
-                bdi.clone(),
-                trace.clone(),
-                writers_done.clone(),
-                last_consumed.clone(),
-            );
+            let (bdi, trace, done, last) = (bdi.clone(), trace.clone(), writers_done.clone(), last_consumed.clone());
             let plan = plans[cfg.writers];
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "flusher", plan);
@@ -150,34 +138,22 @@ impl Model for KickModel {
         }
         handles.into_iter().for_each(P::join);
 
-        check_lost_wakeup(
-            bdi.wb(0),
-            last_consumed.load(StdOrdering::Relaxed),
-            cfg.total_pages(),
-        )
+        check_lost_wakeup(bdi.wb(0), last_consumed.load(StdOrdering::Relaxed), cfg.total_pages())
     }
 
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
         let n = self.config.writers;
         let flusher = CpuPlan::Fixed(0);
         let same: Vec<CpuPlan> = (0..n).map(|_| CpuPlan::Fixed(0)).chain([flusher]).collect();
-        let spread: Vec<CpuPlan> = (0..n)
-            .map(|w| CpuPlan::Fixed(w % 2))
-            .chain([flusher])
-            .collect();
+        let spread: Vec<CpuPlan> = (0..n).map(|w| CpuPlan::Fixed(w % 2)).chain([flusher]).collect();
         let mut migrating = spread.clone();
         migrating[0] = CpuPlan::Migrate { from: 0, to: 1 };
         vec![spread, migrating, same]
     }
 
     fn shuttle_placement(&self) -> Vec<CpuPlan> {
-        let drawn = CpuPlan::Drawn {
-            nr_cpus: self.config.nr_cpus,
-        };
-        (0..self.config.writers)
-            .map(|_| drawn)
-            .chain([CpuPlan::Fixed(0)])
-            .collect()
+        let drawn = CpuPlan::Drawn { nr_cpus: self.config.nr_cpus };
+        (0..self.config.writers).map(|_| drawn).chain([CpuPlan::Fixed(0)]).collect()
     }
 
     fn placement_label(&self, plans: &[CpuPlan]) -> String {
@@ -185,11 +161,7 @@ impl Model for KickModel {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let who = if i < self.config.writers {
-                    WRITER_NAMES[i]
-                } else {
-                    "flusher"
-                };
+                let who = if i < self.config.writers { WRITER_NAMES[i] } else { "flusher" };
                 format!("{who} {}", p.describe())
             })
             .collect::<Vec<_>>()
@@ -212,9 +184,8 @@ impl Model for KickModel {
     }
 }
 
-const WRITER_NAMES: [&str; 8] = [
-    "writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7",
-];
+const WRITER_NAMES: [&str; 8] =
+    ["writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7"];
 
 /// The `lost-wakeup` property at quiescence.
 fn check_lost_wakeup<P: Platform>(wb: &Wb<P>, last_consumed: i64, total: i64) -> Vec<Violation> {
@@ -234,10 +205,7 @@ fn check_lost_wakeup<P: Platform>(wb: &Wb<P>, last_consumed: i64, total: i64) ->
             total - last_consumed
         )
     };
-    vec![Violation {
-        property: LOST_WAKEUP,
-        message,
-    }]
+    vec![Violation { property: LOST_WAKEUP, message }]
 }
 
 /// The registry entry.
@@ -258,8 +226,7 @@ fn expected(rev: KickRevision) -> [&'static [&'static str]; 4] {
 impl DontcacheKick {
     fn revision(name: &str) -> Result<KickRevision, String> {
         KickRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &KickRevision::ALL.map(|r| r.name()))
-                + &format!(" for scenario {NAME}")
+            unknown("revision", name, &KickRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
         })
     }
 
@@ -299,19 +266,16 @@ impl Scenario for DontcacheKick {
         }
     }
 
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        replay: &str,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
+    fn replay(&self, revision: &str, checker: Checker, replay: &str, bounds: &Bounds) -> Result<Replayed, String> {
         let rev = Self::revision(revision)?;
         match checker {
             Checker::ShuttlePct | Checker::ShuttleRandom => {
                 harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), replay)
             }
-            _ => Err(format!("replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)", checker.name())),
+            _ => Err(format!(
+                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
+                checker.name()
+            )),
         }
     }
 }

@@ -15,12 +15,7 @@ pub enum Checker {
 }
 
 impl Checker {
-    pub const ALL: [Checker; 4] = [
-        Checker::Loom,
-        Checker::ShuttlePct,
-        Checker::ShuttleRandom,
-        Checker::Oracle,
-    ];
+    pub const ALL: [Checker; 4] = [Checker::Loom, Checker::ShuttlePct, Checker::ShuttleRandom, Checker::Oracle];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -18,11 +18,7 @@ pub fn own_panic_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         // Let shuttle install its hook now (it does so once per process), then replace it.
-        shuttle::Runner::new(
-            shuttle::scheduler::RoundRobinScheduler::new(1),
-            quiet_shuttle_config(),
-        )
-        .run(|| {});
+        shuttle::Runner::new(shuttle::scheduler::RoundRobinScheduler::new(1), quiet_shuttle_config()).run(|| {});
         let _shuttle_hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|info| {
             if CAPTURING.load(Ordering::Relaxed) > 0 {
@@ -58,10 +54,7 @@ impl Capture {
 
     /// The first panic message captured since the last call.
     pub fn take_message(&self) -> Option<String> {
-        FIRST_MESSAGE
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        FIRST_MESSAGE.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 

@@ -17,10 +17,7 @@ pub struct RevisionInfo {
 
 impl RevisionInfo {
     pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
-        let i = Checker::ALL
-            .iter()
-            .position(|c| *c == checker)
-            .expect("every checker is in ALL");
+        let i = Checker::ALL.iter().position(|c| *c == checker).expect("every checker is in ALL");
         self.expected[i].iter().copied().collect()
     }
 }
@@ -56,13 +53,7 @@ pub trait Scenario: Sync {
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String>;
 
     /// Replay a shuttle counterexample's schedule.
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        replay: &str,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String>;
+    fn replay(&self, revision: &str, checker: Checker, replay: &str, bounds: &Bounds) -> Result<Replayed, String>;
 }
 
 /// Every scenario, in catalogue order.

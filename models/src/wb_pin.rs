@@ -16,18 +16,12 @@ use wb_core::revision::{Consume, Kick, PinRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{
-    cgwb_kill, wb_get, Bdi, Life, Wb, WbStatItem, WorkStart, REFCOUNT, USE_AFTER_FREE,
-    WB_START_DONTCACHE,
+    cgwb_kill, wb_get, Bdi, Life, Wb, WbStatItem, WorkStart, REFCOUNT, USE_AFTER_FREE, WB_START_DONTCACHE,
 };
 
 pub const NAME: &str = "wb-pin";
 pub const LOST_WAKEUP: &str = "lost-wakeup";
-const PROPERTIES: &[&str] = &[
-    USE_AFTER_FREE,
-    IRQ_ENABLED_UNDER_LOCK,
-    REFCOUNT,
-    LOST_WAKEUP,
-];
+const PROPERTIES: &[&str] = &[USE_AFTER_FREE, IRQ_ENABLED_UNDER_LOCK, REFCOUNT, LOST_WAKEUP];
 
 /// The old (killed) and the new cgroup wb.
 pub const OLD_WB: usize = 1;
@@ -54,23 +48,11 @@ pub struct PinConfig {
 
 impl PinConfig {
     pub fn loom(_tier: Tier) -> PinConfig {
-        PinConfig {
-            writers: 1,
-            ops_per_writer: 1,
-            nr_cpus: 2,
-            batch: 4,
-            kworker: Kworker::Passes(2),
-        }
+        PinConfig { writers: 1, ops_per_writer: 1, nr_cpus: 2, batch: 4, kworker: Kworker::Passes(2) }
     }
 
     pub fn shuttle(_tier: Tier) -> PinConfig {
-        PinConfig {
-            writers: 2,
-            ops_per_writer: 2,
-            nr_cpus: 2,
-            batch: 4,
-            kworker: Kworker::Worker,
-        }
+        PinConfig { writers: 2, ops_per_writer: 2, nr_cpus: 2, batch: 4, kworker: Kworker::Worker }
     }
 
     fn folios(&self) -> usize {
@@ -84,9 +66,8 @@ pub struct PinModel {
     pub config: PinConfig,
 }
 
-const WRITER_NAMES: [&str; 8] = [
-    "writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7",
-];
+const WRITER_NAMES: [&str; 8] =
+    ["writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7"];
 
 /// One kworker pass: the queued flusher run of each cgroup wb, if any.
 fn kworker_pass<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, last: &[AtomicI64; 3]) {
@@ -109,9 +90,7 @@ impl Model for PinModel {
         let rev = self.revision;
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
         let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3));
-        let folios: Vec<_> = (0..cfg.folios())
-            .map(|i| Arc::new(Folio::new(i as u64, 1, true)))
-            .collect();
+        let folios: Vec<_> = (0..cfg.folios()).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD_WB, true, folios));
         wb_get(&setup, bdi.wb(OLD_WB)); // the inode's association reference
         cgwb_kill(&setup, bdi.wb(OLD_WB));
@@ -134,12 +113,7 @@ impl Model for PinModel {
             }));
         }
         {
-            let (inode, trace, done, plan) = (
-                inode.clone(),
-                trace.clone(),
-                done.clone(),
-                plans[cfg.writers],
-            );
+            let (inode, trace, done, plan) = (inode.clone(), trace.clone(), done.clone(), plans[cfg.writers]);
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
                 if inode_switch_wbs(&ctx, &inode, NEW_WB) {
@@ -151,12 +125,8 @@ impl Model for PinModel {
             }));
         }
         {
-            let (inode, trace, last, plan) = (
-                inode.clone(),
-                trace.clone(),
-                last_consumed.clone(),
-                plans[cfg.writers + 1],
-            );
+            let (inode, trace, last, plan) =
+                (inode.clone(), trace.clone(), last_consumed.clone(), plans[cfg.writers + 1]);
             let busy = cfg.writers + 1;
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "kworker", plan);
@@ -164,9 +134,7 @@ impl Model for PinModel {
                     Kworker::Passes(n) => (0..n).for_each(|_| kworker_pass(&ctx, &inode, &last)),
                     Kworker::Worker => loop {
                         let quiet = done.load(Ordering::SeqCst) == busy;
-                        let queued = [OLD_WB, NEW_WB]
-                            .iter()
-                            .any(|&id| inode.bdi.wb(id).run_pending());
+                        let queued = [OLD_WB, NEW_WB].iter().any(|&id| inode.bdi.wb(id).run_pending());
                         if queued {
                             kworker_pass(&ctx, &inode, &last);
                         } else if quiet {
@@ -187,8 +155,7 @@ impl Model for PinModel {
             }
         };
         for wb in bdi.wbs().iter().filter(|wb| !wb.is_root()) {
-            if let Some(message) = lost_wakeup(wb, last_consumed[wb.id].load(StdOrdering::Relaxed))
-            {
+            if let Some(message) = lost_wakeup(wb, last_consumed[wb.id].load(StdOrdering::Relaxed)) {
                 note(LOST_WAKEUP, message);
             }
         }
@@ -199,24 +166,23 @@ impl Model for PinModel {
             let holders = i64::from(wb.id != OLD_WB) + i64::from(inode.wb_id() == wb.id);
             let (count, frees) = (wb.refcount(), wb.frees());
             if count != holders || frees != u32::from(holders == 0) {
-                note(REFCOUNT, format!("wb{} ends with refcnt {count} and {frees} free(s), but has {holders} holder(s)", wb.id));
+                note(
+                    REFCOUNT,
+                    format!("wb{} ends with refcnt {count} and {frees} free(s), but has {holders} holder(s)", wb.id),
+                );
             }
         }
         violations
     }
 
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
-        let mut p: Vec<CpuPlan> = (0..self.config.writers)
-            .map(|_| CpuPlan::Fixed(0))
-            .collect();
+        let mut p: Vec<CpuPlan> = (0..self.config.writers).map(|_| CpuPlan::Fixed(0)).collect();
         p.extend([CpuPlan::Fixed(1), CpuPlan::Fixed(1)]);
         vec![p]
     }
 
     fn shuttle_placement(&self) -> Vec<CpuPlan> {
-        let drawn = CpuPlan::Drawn {
-            nr_cpus: self.config.nr_cpus,
-        };
+        let drawn = CpuPlan::Drawn { nr_cpus: self.config.nr_cpus };
         (0..self.config.writers + 2).map(|_| drawn).collect()
     }
 
@@ -294,8 +260,7 @@ fn expected(rev: PinRevision) -> [&'static [&'static str]; 4] {
 impl WbPin {
     fn revision(name: &str) -> Result<PinRevision, String> {
         PinRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &PinRevision::ALL.map(|r| r.name()))
-                + &format!(" for scenario {NAME}")
+            unknown("revision", name, &PinRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
         })
     }
 
@@ -337,17 +302,16 @@ impl Scenario for WbPin {
         }
     }
 
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        replay: &str,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
+    fn replay(&self, revision: &str, checker: Checker, replay: &str, bounds: &Bounds) -> Result<Replayed, String> {
         let rev = Self::revision(revision)?;
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), replay),
-            _ => Err(format!("replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)", checker.name())),
+            Checker::ShuttlePct | Checker::ShuttleRandom => {
+                harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), replay)
+            }
+            _ => Err(format!(
+                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
+                checker.name()
+            )),
         }
     }
 }

@@ -13,11 +13,7 @@ use wb_models::scenario::Scenario;
 fn violated(revision: &str) -> BTreeSet<&'static str> {
     let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
     let o = DontcacheKick.run(revision, Checker::Loom, &bounds).unwrap();
-    assert!(
-        !o.bounded,
-        "{revision}: the deep loom search was cut short after {} executions",
-        o.executions
-    );
+    assert!(!o.bounded, "{revision}: the deep loom search was cut short after {} executions", o.executions);
     eprintln!("{revision}: {} executions in {} ms", o.executions, o.millis);
     o.violated()
 }
@@ -59,15 +55,8 @@ mod wb_pin {
     fn violated(revision: &str) -> BTreeSet<&'static str> {
         let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
         let o = WbPin.run(revision, Checker::Loom, &bounds).unwrap();
-        assert!(
-            !o.bounded,
-            "{revision}: the deep loom search was cut short after {} executions",
-            o.executions
-        );
-        eprintln!(
-            "wb-pin {revision}: {} executions in {} ms",
-            o.executions, o.millis
-        );
+        assert!(!o.bounded, "{revision}: the deep loom search was cut short after {} executions", o.executions);
+        eprintln!("wb-pin {revision}: {} executions in {} ms", o.executions, o.millis);
         o.violated()
     }
 
@@ -83,25 +72,16 @@ mod wb_pin {
 
     #[test]
     fn v6_unpinned_use_after_free() {
-        assert_eq!(
-            violated("v6-unpinned"),
-            BTreeSet::from(["use-after-free", "lost-wakeup"])
-        );
+        assert_eq!(violated("v6-unpinned"), BTreeSet::from(["use-after-free", "lost-wakeup"]));
     }
 
     #[test]
     fn v5_wakeup_in_section_irq() {
-        assert_eq!(
-            violated("v5-wakeup-in-section"),
-            BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"])
-        );
+        assert_eq!(violated("v5-wakeup-in-section"), BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"]));
     }
 
     #[test]
     fn put_before_wakeup_use_after_free() {
-        assert_eq!(
-            violated("put-before-wakeup"),
-            BTreeSet::from(["use-after-free", "lost-wakeup"])
-        );
+        assert_eq!(violated("put-before-wakeup"), BTreeSet::from(["use-after-free", "lost-wakeup"]));
     }
 }

@@ -12,17 +12,12 @@ use wb_models::scenario::Scenario;
 
 fn run(revision: &str, checker: Checker) -> Outcome {
     let bounds = Bounds::from_env(Tier::Quick).expect("valid WBCHECK_* / LOOM_* variables");
-    DontcacheKick
-        .run(revision, checker, &bounds)
-        .expect("known revision")
+    DontcacheKick.run(revision, checker, &bounds).expect("known revision")
 }
 
 fn assert_passes(revision: &str, checker: Checker) {
     let o = run(revision, checker);
-    assert!(
-        !o.bounded,
-        "{revision} {checker:?}: the search was cut short"
-    );
+    assert!(!o.bounded, "{revision} {checker:?}: the search was cut short");
     assert!(o.executions > 0);
     assert!(
         o.violated().is_empty(),
@@ -35,36 +30,18 @@ fn assert_passes(revision: &str, checker: Checker) {
 /// A lost wakeup with a readable counterexample naming the functions involved.
 fn assert_lost_wakeup(revision: &str, checker: Checker, also_names: &[&str]) -> Outcome {
     let o = run(revision, checker);
-    assert_eq!(
-        o.violated(),
-        BTreeSet::from([LOST_WAKEUP]),
-        "{revision} {checker:?}"
-    );
+    assert_eq!(o.violated(), BTreeSet::from([LOST_WAKEUP]), "{revision} {checker:?}");
     let cx = o.counterexample(LOST_WAKEUP).unwrap();
-    assert!(
-        cx.steps.len() >= 3,
-        "{revision} {checker:?}: counterexample too short"
-    );
+    assert!(cx.steps.len() >= 3, "{revision} {checker:?}: counterexample too short");
     let functions: BTreeSet<&str> = cx.steps.iter().map(|s| s.function.as_str()).collect();
-    for f in [
-        "filemap_dontcache_kick_writeback",
-        "wb_check_start_dontcache",
-    ]
-    .iter()
-    .chain(also_names)
-    {
-        assert!(
-            functions.contains(f),
-            "{revision} {checker:?}: no step in {f}; steps: {functions:?}"
-        );
+    for f in ["filemap_dontcache_kick_writeback", "wb_check_start_dontcache"].iter().chain(also_names) {
+        assert!(functions.contains(f), "{revision} {checker:?}: no step in {f}; steps: {functions:?}");
     }
     assert!(functions.contains("wb_stat_sum") || functions.contains("wb_stat"));
     assert!(cx.message.contains("WB_start_dontcache"), "{}", cx.message);
     if checker != Checker::Loom {
         assert!(
-            cx.replay
-                .as_deref()
-                .is_some_and(|r| r.starts_with("shuttle1:")),
+            cx.replay.as_deref().is_some_and(|r| r.starts_with("shuttle1:")),
             "shuttle counterexample without replay"
         );
     }
@@ -75,21 +52,9 @@ fn assert_lost_wakeup(revision: &str, checker: Checker, also_names: &[&str]) -> 
 fn assert_replays(revision: &str, checker: Checker, o: &Outcome) {
     let cx = o.counterexample(LOST_WAKEUP).unwrap();
     let bounds = Bounds::defaults(Tier::Quick);
-    let replayed = DontcacheKick
-        .replay(revision, checker, cx.replay.as_deref().unwrap(), &bounds)
-        .unwrap();
-    assert_eq!(
-        replayed.steps, cx.steps,
-        "replay of {revision} {checker:?} produced a different trace"
-    );
-    assert_eq!(
-        replayed
-            .violations
-            .iter()
-            .map(|v| v.property)
-            .collect::<Vec<_>>(),
-        vec![LOST_WAKEUP]
-    );
+    let replayed = DontcacheKick.replay(revision, checker, cx.replay.as_deref().unwrap(), &bounds).unwrap();
+    assert_eq!(replayed.steps, cx.steps, "replay of {revision} {checker:?} produced a different trace");
+    assert_eq!(replayed.violations.iter().map(|v| v.property).collect::<Vec<_>>(), vec![LOST_WAKEUP]);
 }
 
 mod v7 {
@@ -128,16 +93,11 @@ mod v7_posted_no_mb {
     use super::*;
     #[test]
     fn loom_finds_the_store_buffering_lost_wakeup() {
-        let o = assert_lost_wakeup(
-            "v7-posted-no-mb",
-            Checker::Loom,
-            &["__mark_inode_dirty", "percpu_counter_add_batch"],
-        );
+        let o =
+            assert_lost_wakeup("v7-posted-no-mb", Checker::Loom, &["__mark_inode_dirty", "percpu_counter_add_batch"]);
         let cx = o.counterexample(LOST_WAKEUP).unwrap();
         // The writer skipped the wakeup because it read the bit set.
-        assert!(cx.steps.iter().any(|s| s
-            .detail
-            .contains("test_bit(WB_start_dontcache) = 1 -> skip")));
+        assert!(cx.steps.iter().any(|s| s.detail.contains("test_bit(WB_start_dontcache) = 1 -> skip")));
     }
     #[test]
     fn shuttle_pct_cannot_see_weak_memory() {
@@ -204,44 +164,24 @@ mod v5_approx_read {
 #[test]
 fn loom_placements_cover_same_cpu_different_cpus_and_migration() {
     use wb_core::ctx::CpuPlan;
-    let model = DontcacheKick::model(
-        wb_core::revision::KickRevision::V7,
-        Checker::Loom,
-        Tier::Quick,
-    );
+    let model = DontcacheKick::model(wb_core::revision::KickRevision::V7, Checker::Loom, Tier::Quick);
     let placements = model.loom_placements();
     let writers = |p: &Vec<CpuPlan>| p[..model.config.writers].to_vec();
-    assert!(placements
-        .iter()
-        .any(|p| writers(p) == vec![CpuPlan::Fixed(0); model.config.writers]));
-    assert!(placements
-        .iter()
-        .any(|p| writers(p) == vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1)]));
-    assert!(placements
-        .iter()
-        .any(|p| p.contains(&CpuPlan::Migrate { from: 0, to: 1 })));
+    assert!(placements.iter().any(|p| writers(p) == vec![CpuPlan::Fixed(0); model.config.writers]));
+    assert!(placements.iter().any(|p| writers(p) == vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1)]));
+    assert!(placements.iter().any(|p| p.contains(&CpuPlan::Migrate { from: 0, to: 1 })));
 }
 
 #[test]
 fn unknown_revision_is_an_error_naming_the_valid_ones() {
-    let err = DontcacheKick
-        .run("v8", Checker::Loom, &Bounds::defaults(Tier::Quick))
-        .unwrap_err();
-    assert!(
-        err.contains("'v8'") && err.contains("v7-posted-no-mb"),
-        "{err}"
-    );
+    let err = DontcacheKick.run("v8", Checker::Loom, &Bounds::defaults(Tier::Quick)).unwrap_err();
+    assert!(err.contains("'v8'") && err.contains("v7-posted-no-mb"), "{err}");
 }
 
 #[test]
 fn malformed_replay_strings_are_errors() {
     let b = Bounds::defaults(Tier::Quick);
     for bad in ["", "0,1,2", "shuttle1:x", "shuttle1:9*3"] {
-        assert!(
-            DontcacheKick
-                .replay("v7", Checker::ShuttlePct, bad, &b)
-                .is_err(),
-            "{bad:?} accepted"
-        );
+        assert!(DontcacheKick.replay("v7", Checker::ShuttlePct, bad, &b).is_err(), "{bad:?} accepted");
     }
 }

@@ -42,9 +42,7 @@ impl Model for Reader {
                 wb.touch(&ctx, "reader", Access::Stats, || wb.has_dirty_io());
                 unlocked_inode_to_wb_end(&ctx, &inode, cookie);
                 if after {
-                    wb.touch(&ctx, "reader after the section", Access::Memory, || {
-                        wb.has_dirty_io()
-                    });
+                    wb.touch(&ctx, "reader after the section", Access::Memory, || wb.has_dirty_io());
                 }
             })
         };
@@ -59,14 +57,7 @@ impl Model for Reader {
         };
         P::join(reader);
         P::join(switcher);
-        trace
-            .detected()
-            .into_iter()
-            .map(|d| Violation {
-                property: d.property,
-                message: d.message,
-            })
-            .collect()
+        trace.detected().into_iter().map(|d| Violation { property: d.property, message: d.message }).collect()
     }
 
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
@@ -92,15 +83,9 @@ fn bounds() -> Bounds {
 
 #[test]
 fn use_inside_the_read_section_is_never_reported() {
-    let model = Reader {
-        after_section: false,
-    };
+    let model = Reader { after_section: false };
     let loom = run_loom(&model, &bounds());
-    assert!(
-        !loom.bounded && loom.executions > 10,
-        "{} executions",
-        loom.executions
-    );
+    assert!(!loom.bounded && loom.executions > 10, "{} executions", loom.executions);
     assert!(loom.violated().is_empty(), "{:#?}", loom.counterexamples);
     let pct = run_shuttle(&model, ShuttleKind::Pct, &bounds());
     assert!(pct.violated().is_empty(), "{:#?}", pct.counterexamples);
@@ -108,23 +93,11 @@ fn use_inside_the_read_section_is_never_reported() {
 
 #[test]
 fn use_after_the_section_without_a_reference_is_reported() {
-    let model = Reader {
-        after_section: true,
-    };
+    let model = Reader { after_section: true };
     let loom = run_loom(&model, &bounds());
-    assert_eq!(
-        loom.violated().into_iter().collect::<Vec<_>>(),
-        vec![USE_AFTER_FREE]
-    );
+    assert_eq!(loom.violated().into_iter().collect::<Vec<_>>(), vec![USE_AFTER_FREE]);
     let cx = loom.counterexample(USE_AFTER_FREE).unwrap();
-    assert!(
-        cx.message.contains("reader after the section"),
-        "{}",
-        cx.message
-    );
+    assert!(cx.message.contains("reader after the section"), "{}", cx.message);
     let pct = run_shuttle(&model, ShuttleKind::Pct, &bounds());
-    assert_eq!(
-        pct.violated().into_iter().collect::<Vec<_>>(),
-        vec![USE_AFTER_FREE]
-    );
+    assert_eq!(pct.violated().into_iter().collect::<Vec<_>>(), vec![USE_AFTER_FREE]);
 }

@@ -12,21 +12,14 @@ const IRQ: &str = "irq-enabled-under-lock";
 
 fn run(revision: &str, checker: Checker) -> Outcome {
     let bounds = Bounds::from_env(Tier::Quick).expect("valid bounds");
-    WbPin
-        .run(revision, checker, &bounds)
-        .expect("known revision")
+    WbPin.run(revision, checker, &bounds).expect("known revision")
 }
 
 fn assert_violates(revision: &str, checker: Checker, expected: &[&str]) -> Outcome {
     let o = run(revision, checker);
     assert!(!o.bounded, "{revision} {checker:?}: search cut short");
     let want: BTreeSet<&str> = expected.iter().copied().collect();
-    assert_eq!(
-        o.violated(),
-        want,
-        "{revision} {checker:?}: {:#?}",
-        o.counterexamples.first().map(|c| &c.message)
-    );
+    assert_eq!(o.violated(), want, "{revision} {checker:?}: {:#?}", o.counterexamples.first().map(|c| &c.message));
     o
 }
 
@@ -35,15 +28,9 @@ fn assert_names(o: &Outcome, property: &str, functions: &[&str]) {
     let cx = o.counterexample(property).unwrap();
     let seen: BTreeSet<&str> = cx.steps.iter().map(|s| s.function.as_str()).collect();
     for f in functions {
-        assert!(
-            seen.contains(f),
-            "{property} counterexample without {f}: {seen:?}"
-        );
+        assert!(seen.contains(f), "{property} counterexample without {f}: {seen:?}");
     }
-    assert!(
-        cx.steps.iter().any(|s| s.detail.contains("refcnt")),
-        "no refcount state in the trace"
-    );
+    assert!(cx.steps.iter().any(|s| s.detail.contains("refcnt")), "no refcount state in the trace");
 }
 
 mod v7 {
@@ -89,23 +76,13 @@ mod v6_unpinned {
         assert_names(
             &o,
             UAF,
-            &[
-                "unlocked_inode_to_wb_end",
-                "wb_wakeup",
-                "wb_put_many",
-                "inode_do_switch_wbs",
-                "cgwb_free_rcu",
-            ],
+            &["unlocked_inode_to_wb_end", "wb_wakeup", "wb_put_many", "inode_do_switch_wbs", "cgwb_free_rcu"],
         );
     }
     #[test]
     fn shuttle_pct_finds_the_use_after_free() {
         let o = assert_violates("v6-unpinned", Checker::ShuttlePct, &[UAF, LOST_WAKEUP]);
-        assert_names(
-            &o,
-            UAF,
-            &["unlocked_inode_to_wb_end", "wb_wakeup", "cgwb_free_rcu"],
-        );
+        assert_names(&o, UAF, &["unlocked_inode_to_wb_end", "wb_wakeup", "cgwb_free_rcu"]);
     }
     #[test]
     fn shuttle_random_misses_the_narrow_window() {
@@ -119,27 +96,16 @@ mod v5_wakeup_in_section {
     fn loom_finds_irqs_enabled_under_the_xa_lock() {
         let o = assert_violates("v5-wakeup-in-section", Checker::Loom, &[IRQ, LOST_WAKEUP]);
         let cx = o.counterexample(IRQ).unwrap();
-        assert!(cx
-            .steps
-            .iter()
-            .any(|s| s.detail.contains("I_WB_SWITCH = 1 -> xa_lock_irqsave")));
+        assert!(cx.steps.iter().any(|s| s.detail.contains("I_WB_SWITCH = 1 -> xa_lock_irqsave")));
         assert!(cx.message.contains("wb_wakeup"), "{}", cx.message);
     }
     #[test]
     fn shuttle_pct() {
-        assert_violates(
-            "v5-wakeup-in-section",
-            Checker::ShuttlePct,
-            &[IRQ, LOST_WAKEUP],
-        );
+        assert_violates("v5-wakeup-in-section", Checker::ShuttlePct, &[IRQ, LOST_WAKEUP]);
     }
     #[test]
     fn shuttle_random() {
-        assert_violates(
-            "v5-wakeup-in-section",
-            Checker::ShuttleRandom,
-            &[IRQ, LOST_WAKEUP],
-        );
+        assert_violates("v5-wakeup-in-section", Checker::ShuttleRandom, &[IRQ, LOST_WAKEUP]);
     }
 }
 
@@ -152,11 +118,7 @@ mod put_before_wakeup {
     }
     #[test]
     fn shuttle_pct_finds_the_use_after_free() {
-        assert_violates(
-            "put-before-wakeup",
-            Checker::ShuttlePct,
-            &[UAF, LOST_WAKEUP],
-        );
+        assert_violates("put-before-wakeup", Checker::ShuttlePct, &[UAF, LOST_WAKEUP]);
     }
     #[test]
     fn shuttle_random_misses_the_narrow_window() {

@@ -26,11 +26,7 @@ pub fn budget_of(revision: &str) -> Option<Budget> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KickOp {
     /// Writer `writer` dirties a new DONTCACHE folio of `pages` pages while on `cpu`.
-    Dirty {
-        writer: usize,
-        cpu: usize,
-        pages: i64,
-    },
+    Dirty { writer: usize, cpu: usize, pages: i64 },
     /// Writer `writer` calls `filemap_dontcache_kick_writeback`.
     Kick { writer: usize },
     /// The flusher runs once.
@@ -99,11 +95,9 @@ impl RefKick {
             }
             KickOp::Run => {
                 let queued = std::mem::replace(&mut self.pending, false);
-                let consumed = std::mem::replace(&mut self.start_dontcache, false).then(|| {
-                    match self.budget {
-                        Budget::Sum => self.dontcache_dirty.sum_positive(),
-                        Budget::Read => self.dontcache_dirty.read_positive(),
-                    }
+                let consumed = std::mem::replace(&mut self.start_dontcache, false).then(|| match self.budget {
+                    Budget::Sum => self.dontcache_dirty.sum_positive(),
+                    Budget::Read => self.dontcache_dirty.read_positive(),
                 });
                 if let Some(nr) = consumed {
                     self.last_consumed = nr;
@@ -116,9 +110,7 @@ impl RefKick {
     /// `lost-wakeup` at quiescence: `None` if it holds, else what was observed.
     pub fn lost_wakeup(&self, total_pages: i64) -> Option<String> {
         if self.start_dontcache {
-            (!self.pending).then(|| {
-                "WB_start_dontcache is set at the end but no flusher run is queued".to_string()
-            })
+            (!self.pending).then(|| "WB_start_dontcache is set at the end but no flusher run is queued".to_string())
         } else {
             (self.last_consumed != total_pages).then(|| {
                 format!(
@@ -137,50 +129,20 @@ mod tests {
     #[test]
     fn approximate_budget_misses_pages_in_slots() {
         let mut m = RefKick::new(1, 2, 4, Budget::Read);
-        m.apply(KickOp::Dirty {
-            writer: 0,
-            cpu: 1,
-            pages: 1,
-        });
-        assert_eq!(
-            m.apply(KickOp::Kick { writer: 0 }),
-            KickResult::Kicked { woke: true }
-        );
-        assert_eq!(
-            m.apply(KickOp::Run),
-            KickResult::Ran {
-                queued: true,
-                consumed: Some(0)
-            }
-        );
+        m.apply(KickOp::Dirty { writer: 0, cpu: 1, pages: 1 });
+        assert_eq!(m.apply(KickOp::Kick { writer: 0 }), KickResult::Kicked { woke: true });
+        assert_eq!(m.apply(KickOp::Run), KickResult::Ran { queued: true, consumed: Some(0) });
         assert!(m.lost_wakeup(1).is_some());
     }
 
     #[test]
     fn exact_budget_sees_every_page() {
         let mut m = RefKick::new(2, 2, 4, Budget::Sum);
-        m.apply(KickOp::Dirty {
-            writer: 0,
-            cpu: 0,
-            pages: 1,
-        });
+        m.apply(KickOp::Dirty { writer: 0, cpu: 0, pages: 1 });
         m.apply(KickOp::Kick { writer: 0 });
-        m.apply(KickOp::Dirty {
-            writer: 1,
-            cpu: 1,
-            pages: 1,
-        });
-        assert_eq!(
-            m.apply(KickOp::Kick { writer: 1 }),
-            KickResult::Kicked { woke: false }
-        );
-        assert_eq!(
-            m.apply(KickOp::Run),
-            KickResult::Ran {
-                queued: true,
-                consumed: Some(2)
-            }
-        );
+        m.apply(KickOp::Dirty { writer: 1, cpu: 1, pages: 1 });
+        assert_eq!(m.apply(KickOp::Kick { writer: 1 }), KickResult::Kicked { woke: false });
+        assert_eq!(m.apply(KickOp::Run), KickResult::Ran { queued: true, consumed: Some(2) });
         assert_eq!(m.lost_wakeup(2), None);
     }
 }

@@ -10,11 +10,7 @@ pub struct RefPercpu {
 
 impl RefPercpu {
     pub fn new(nr_cpus: usize, batch: i64) -> Self {
-        RefPercpu {
-            count: 0,
-            slots: vec![0; nr_cpus],
-            batch,
-        }
+        RefPercpu { count: 0, slots: vec![0; nr_cpus], batch }
     }
 
     /// `percpu_counter_add_batch` on `cpu`: the slot keeps the sum while it stays strictly

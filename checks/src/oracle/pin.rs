@@ -102,13 +102,7 @@ impl RefPin {
             inode_wb: OLD,
             switching: false,
             inode_dirty: false,
-            folios: vec![
-                RefFolio {
-                    dirty: false,
-                    tagged: false
-                };
-                folios
-            ],
+            folios: vec![RefFolio { dirty: false, tagged: false }; folios],
             last_consumed: vec![0; 3],
             detected: BTreeSet::new(),
         }
@@ -155,10 +149,7 @@ impl RefPin {
                 break;
             }
             if self.folios[f].dirty {
-                self.folios[f] = RefFolio {
-                    dirty: false,
-                    tagged: false,
-                };
+                self.folios[f] = RefFolio { dirty: false, tagged: false };
                 let on = self.inode_wb;
                 self.wbs[on].dontcache_dirty -= 1;
                 written += 1;
@@ -170,10 +161,7 @@ impl RefPin {
         match op {
             PinOp::Dirty { folio } => {
                 if !self.folios[folio].dirty {
-                    self.folios[folio] = RefFolio {
-                        dirty: true,
-                        tagged: true,
-                    };
+                    self.folios[folio] = RefFolio { dirty: true, tagged: true };
                     let wb = self.inode_wb;
                     self.wbs[wb].dontcache_dirty += 1;
                     if !self.inode_dirty {
@@ -267,11 +255,7 @@ mod tests {
             ] {
                 m.apply(op);
             }
-            assert_eq!(
-                m.violated().contains("lost-wakeup"),
-                lost,
-                "fix={fix}: {m:?}"
-            );
+            assert_eq!(m.violated().contains("lost-wakeup"), lost, "fix={fix}: {m:?}");
             assert_eq!(m.wbs[OLD].life, Life::Freed);
         }
     }

@@ -36,19 +36,13 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
         let explored = lock(&shared).outcome.executions - before;
         match result {
             Ok(()) => {
-                let out_of_time = bounds
-                    .loom_max_duration
-                    .is_some_and(|d| placement_start.elapsed() >= d);
-                let out_of_permutations = bounds
-                    .loom_max_permutations
-                    .is_some_and(|p| explored as usize >= p);
+                let out_of_time = bounds.loom_max_duration.is_some_and(|d| placement_start.elapsed() >= d);
+                let out_of_permutations = bounds.loom_max_permutations.is_some_and(|p| explored as usize >= p);
                 bounded |= out_of_time || out_of_permutations;
             }
             Err(payload) if is_stop(&*payload) => break,
             Err(payload) => {
-                let message = capture
-                    .take_message()
-                    .unwrap_or_else(|| payload_message(&*payload));
+                let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
                 lock(&shared).record_panic(format!("loom: {message}"));
             }
         }

@@ -57,11 +57,7 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Collector> {
 
 impl Collector {
     fn new(properties: usize) -> Shared {
-        Arc::new(Mutex::new(Collector {
-            outcome: Outcome::default(),
-            properties,
-            current: None,
-        }))
+        Arc::new(Mutex::new(Collector { outcome: Outcome::default(), properties, current: None }))
     }
 
     /// Keep the first counterexample of each newly violated property; returns the indices kept.
@@ -92,10 +88,7 @@ impl Collector {
     /// Turn a panic that escaped an execution into a `checker-error` counterexample.
     fn record_panic(&mut self, message: String) -> Option<usize> {
         let (trace, placement) = self.current.take()?;
-        let v = Violation {
-            property: CHECKER_ERROR,
-            message,
-        };
+        let v = Violation { property: CHECKER_ERROR, message };
         self.record(vec![v], &trace, &placement).pop()
     }
 }

@@ -30,10 +30,7 @@ pub fn encode(choices: &[Choice]) -> String {
                 i += 1;
             }
             Choice::Task(t) => {
-                let run = choices[i..]
-                    .iter()
-                    .take_while(|c| **c == Choice::Task(t))
-                    .count();
+                let run = choices[i..].iter().take_while(|c| **c == Choice::Task(t)).count();
                 if run == 1 {
                     let _ = write!(out, "{t}");
                 } else {
@@ -55,12 +52,7 @@ pub fn decode(s: &str) -> Result<Vec<Choice>, String> {
         return Ok(out);
     }
     for (i, tok) in body.split(',').enumerate() {
-        let bad = || {
-            format!(
-                "malformed replay string: token {} '{tok}' is not T, T*N or rV",
-                i + 1
-            )
-        };
+        let bad = || format!("malformed replay string: token {} '{tok}' is not T, T*N or rV", i + 1);
         if let Some(v) = tok.strip_prefix('r') {
             out.push(Choice::Random(v.parse().map_err(|_| bad())?));
         } else {
@@ -84,13 +76,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let c = vec![
-            Choice::Task(0),
-            Choice::Task(1),
-            Choice::Task(1),
-            Choice::Random(u64::MAX),
-            Choice::Task(2),
-        ];
+        let c = vec![Choice::Task(0), Choice::Task(1), Choice::Task(1), Choice::Random(u64::MAX), Choice::Task(2)];
         let s = encode(&c);
         assert_eq!(s, format!("shuttle1:0,1*2,r{},2", u64::MAX));
         assert_eq!(decode(&s).unwrap(), c);
@@ -99,15 +85,8 @@ mod tests {
 
     #[test]
     fn malformed_strings_are_errors() {
-        for bad in [
-            "",
-            "xyz",
-            "shuttle1:a",
-            "shuttle1:1*0",
-            "shuttle1:r-1",
-            "shuttle1:1,,2",
-            "shuttle1:1*99999999999",
-        ] {
+        for bad in ["", "xyz", "shuttle1:a", "shuttle1:1*0", "shuttle1:r-1", "shuttle1:1,,2", "shuttle1:1*99999999999"]
+        {
             assert!(decode(bad).is_err(), "{bad:?} accepted");
         }
     }

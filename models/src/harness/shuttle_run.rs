@@ -74,28 +74,15 @@ impl<S: Scheduler> Scheduler for Recording<S> {
         self.inner.new_execution()
     }
 
-    fn next_task(
-        &mut self,
-        runnable: &[&Task],
-        current: Option<TaskId>,
-        is_yielding: bool,
-    ) -> Option<TaskId> {
+    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
         let next = self.inner.next_task(runnable, current, is_yielding)?;
-        self.tape
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .choices
-            .push(Choice::Task(usize::from(next)));
+        self.tape.lock().unwrap_or_else(|e| e.into_inner()).choices.push(Choice::Task(usize::from(next)));
         Some(next)
     }
 
     fn next_u64(&mut self) -> u64 {
         let v = self.inner.next_u64();
-        self.tape
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .choices
-            .push(Choice::Random(v));
+        self.tape.lock().unwrap_or_else(|e| e.into_inner()).choices.push(Choice::Random(v));
         v
     }
 }
@@ -104,16 +91,10 @@ impl<S: Scheduler> Scheduler for Recording<S> {
 pub fn run_shuttle<M: Model>(model: &M, kind: ShuttleKind, bounds: &Bounds) -> Outcome {
     let iterations = bounds.shuttle_iterations;
     match kind {
-        ShuttleKind::Pct => run_with(
-            model,
-            PctScheduler::new_from_seed(bounds.seed, bounds.pct_depth, iterations),
-            bounds,
-        ),
-        ShuttleKind::Random => run_with(
-            model,
-            RandomScheduler::new_from_seed(bounds.seed, iterations),
-            bounds,
-        ),
+        ShuttleKind::Pct => {
+            run_with(model, PctScheduler::new_from_seed(bounds.seed, bounds.pct_depth, iterations), bounds)
+        }
+        ShuttleKind::Random => run_with(model, RandomScheduler::new_from_seed(bounds.seed, iterations), bounds),
     }
 }
 
@@ -121,12 +102,8 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     let capture = Capture::start();
     let shared = Collector::new(model.properties().len());
     let tape = Arc::new(Mutex::new(Tape::default()));
-    let scheduler = Recording {
-        inner: ManuallyDrop::new(inner),
-        tape: tape.clone(),
-        shared: shared.clone(),
-        stopped_early: false,
-    };
+    let scheduler =
+        Recording { inner: ManuallyDrop::new(inner), tape: tape.clone(), shared: shared.clone(), stopped_early: false };
     let plans = model.shuttle_placement();
     let placement = model.placement_label(&plans);
     let (m, s, t) = (model.clone(), shared.clone(), tape.clone());
@@ -134,25 +111,16 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     let runner = shuttle::Runner::new(scheduler, quiet_shuttle_config());
     let result = catch_unwind(AssertUnwindSafe(move || {
         runner.run(move || {
-            let kept =
-                execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement, Stop::Scheduler);
-            t.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .awaiting
-                .extend(kept);
+            let kept = execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement, Stop::Scheduler);
+            t.lock().unwrap_or_else(|e| e.into_inner()).awaiting.extend(kept);
         })
     }));
     let finished = match result {
         Ok(_) => true,
         Err(payload) => {
-            let message = capture
-                .take_message()
-                .unwrap_or_else(|| payload_message(&*payload));
+            let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
             let kept = lock(&shared).record_panic(format!("shuttle: {message}"));
-            tape.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .awaiting
-                .extend(kept);
+            tape.lock().unwrap_or_else(|e| e.into_inner()).awaiting.extend(kept);
             false
         }
     };
@@ -164,12 +132,8 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     // finish its iterations.
     c.outcome.bounded = !finished;
     c.outcome.bounds = model.size();
-    c.outcome
-        .bounds
-        .push(("iterations".into(), bounds.shuttle_iterations as u64));
-    c.outcome
-        .bounds
-        .push(("pct_depth".into(), bounds.pct_depth as u64));
+    c.outcome.bounds.push(("iterations".into(), bounds.shuttle_iterations as u64));
+    c.outcome.bounds.push(("pct_depth".into(), bounds.pct_depth as u64));
     c.outcome.bounds.push(("seed".into(), bounds.seed));
     std::mem::take(&mut c.outcome)
 }
@@ -197,23 +161,13 @@ impl Scheduler for Replaying {
         }
     }
 
-    fn next_task(
-        &mut self,
-        runnable: &[&Task],
-        _current: Option<TaskId>,
-        _is_yielding: bool,
-    ) -> Option<TaskId> {
+    fn next_task(&mut self, runnable: &[&Task], _current: Option<TaskId>, _is_yielding: bool) -> Option<TaskId> {
         match self.choices.next() {
-            Some(Choice::Task(t)) if runnable.iter().any(|r| usize::from(r.id()) == t) => {
-                Some(TaskId::from(t))
-            }
+            Some(Choice::Task(t)) if runnable.iter().any(|r| usize::from(r.id()) == t) => Some(TaskId::from(t)),
             other => {
                 self.diverge(format!(
                     "replay diverged: the schedule asks for {other:?}, runnable tasks are {:?}",
-                    runnable
-                        .iter()
-                        .map(|r| usize::from(r.id()))
-                        .collect::<Vec<_>>()
+                    runnable.iter().map(|r| usize::from(r.id())).collect::<Vec<_>>()
                 ));
                 None
             }
@@ -224,7 +178,9 @@ impl Scheduler for Replaying {
         match self.choices.next() {
             Some(Choice::Random(v)) => v,
             other => {
-                self.diverge(format!("replay diverged: the schedule has {other:?} where the model draws a random value"));
+                self.diverge(format!(
+                    "replay diverged: the schedule has {other:?} where the model draws a random value"
+                ));
                 0
             }
         }
@@ -245,11 +201,7 @@ pub fn replay_shuttle<M: Model>(model: &M, replay: &str) -> Result<Replayed, Str
     let choices = decode(replay)?;
     let capture = Capture::start();
     let diverged = Arc::new(Mutex::new(None));
-    let scheduler = Replaying {
-        choices: choices.into_iter(),
-        started: false,
-        diverged: diverged.clone(),
-    };
+    let scheduler = Replaying { choices: choices.into_iter(), started: false, diverged: diverged.clone() };
     let plans = model.shuttle_placement();
     let placement = model.placement_label(&plans);
     let result: Arc<Mutex<Option<(Arc<Trace>, Vec<Violation>)>>> = Arc::new(Mutex::new(None));
@@ -262,26 +214,16 @@ pub fn replay_shuttle<M: Model>(model: &M, replay: &str) -> Result<Replayed, Str
         })
     }));
     if let Some(why) = diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        return Err(format!(
-            "{why} (was the string recorded for this scenario, revision and checker?)"
-        ));
+        return Err(format!("{why} (was the string recorded for this scenario, revision and checker?)"));
     }
     if let Err(payload) = run {
-        let message = capture
-            .take_message()
-            .unwrap_or_else(|| payload_message(&*payload));
+        let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
         return Err(format!("the replayed execution panicked: {message}"));
     }
     let (trace, violations) = result
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .take()
-        .ok_or_else(|| {
-            "replay ended before the execution finished: the schedule is incomplete".to_string()
-        })?;
-    Ok(Replayed {
-        placement,
-        steps: trace.steps(),
-        violations,
-    })
+        .ok_or_else(|| "replay ended before the execution finished: the schedule is incomplete".to_string())?;
+    Ok(Replayed { placement, steps: trace.steps(), violations })
 }
