@@ -123,7 +123,7 @@ impl CorePin {
             PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
             PinOp::SwitchWork => {
                 if std::mem::take(&mut self.switch_queued) {
-                    inode_switch_wbs_work_fn(&self.switcher, inode, NEW, self.revision.switch_kick());
+                    inode_switch_wbs_work_fn(&self.switcher, inode, NEW, self.revision.accounting());
                 }
             }
             PinOp::Run { wb } => {

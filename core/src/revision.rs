@@ -192,11 +192,13 @@ impl PinRevision {
         }
     }
 
-    pub fn switch_kick(self) -> SwitchKick {
-        match self {
+    /// The accounting paths: v7's, with the switch's kick per the revision.
+    pub fn accounting(self) -> Accounting {
+        let switch_kick = match self {
             PinRevision::V7FixSwitchKick => SwitchKick::SetStartDontcache,
             _ => SwitchKick::None,
-        }
+        };
+        Accounting { switch_kick, ..Accounting::V7 }
     }
 
     pub fn summary(self) -> &'static str {

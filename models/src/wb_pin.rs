@@ -117,7 +117,7 @@ impl Model for PinModel {
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
                 if inode_switch_wbs(&ctx, &inode, NEW_WB) {
-                    inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB, rev.switch_kick());
+                    inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB, rev.accounting());
                 }
                 if cfg.kworker == Kworker::Worker {
                     done.fetch_add(1, Ordering::SeqCst);
