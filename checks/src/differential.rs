@@ -103,7 +103,7 @@ impl CorePin {
         let trace = Arc::new(Trace::new());
         let ctx = |name| Ctx::new(trace.clone(), name, CpuPlan::Fixed(0));
         let (writer, switcher, kworker) = (ctx("writer"), ctx("switcher"), ctx("kworker"));
-        let bdi = Arc::new(Bdi::new(2, 1, 4, 3));
+        let bdi = Arc::new(Bdi::new(2, 1, 4, 3).with_accounting(revision.accounting()));
         let folios = (0..folios).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD, true, folios));
         wb_get(&switcher, bdi.wb(OLD));
@@ -123,7 +123,7 @@ impl CorePin {
             PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
             PinOp::SwitchWork => {
                 if std::mem::take(&mut self.switch_queued) {
-                    inode_switch_wbs_work_fn(&self.switcher, inode, NEW, self.revision.accounting());
+                    inode_switch_wbs_work_fn(&self.switcher, inode, NEW);
                 }
             }
             PinOp::Run { wb } => {

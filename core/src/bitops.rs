@@ -39,19 +39,33 @@ impl<P: Platform> BitWord<P> {
     /// `test_and_set_bit()`: fully ordered; returns the old value of the bit.
     #[inline]
     pub fn test_and_set_bit(&self, nr: u32) -> bool {
-        P::fence(Ordering::SeqCst);
-        let old = self.word.fetch_or(1 << nr, Ordering::AcqRel);
-        P::fence(Ordering::SeqCst);
-        old & (1 << nr) != 0
+        self.test_and_set_bit_word(nr) & (1 << nr) != 0
     }
 
     /// `test_and_clear_bit()`: fully ordered; returns the old value of the bit.
     #[inline]
     pub fn test_and_clear_bit(&self, nr: u32) -> bool {
+        self.test_and_clear_bit_word(nr) & (1 << nr) != 0
+    }
+
+    /// `atomic_long_fetch_or(BIT(nr), word)`: `test_and_set_bit` returning the whole old word, so
+    /// a caller can decide on another bit's value at the same instant. Fully ordered.
+    #[inline]
+    pub fn test_and_set_bit_word(&self, nr: u32) -> usize {
+        P::fence(Ordering::SeqCst);
+        let old = self.word.fetch_or(1 << nr, Ordering::AcqRel);
+        P::fence(Ordering::SeqCst);
+        old
+    }
+
+    /// `atomic_long_fetch_andnot(BIT(nr), word)`: `test_and_clear_bit` returning the whole old
+    /// word. Fully ordered.
+    #[inline]
+    pub fn test_and_clear_bit_word(&self, nr: u32) -> usize {
         P::fence(Ordering::SeqCst);
         let old = self.word.fetch_and(!(1 << nr), Ordering::AcqRel);
         P::fence(Ordering::SeqCst);
-        old & (1 << nr) != 0
+        old
     }
 
     /// The whole word, Relaxed: for properties checked at quiescence.

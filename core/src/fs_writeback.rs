@@ -106,8 +106,9 @@ pub fn inode_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usi
 /// could have missed I_WB_SWITCH has finished, lock both wbs' list locks (in id order, standing
 /// for address order), switch the inode, then `wb_wakeup(new_wb)` and drop the old association
 /// reference; finally drop the isw's and the function's references on the new wb.
-pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usize, rev: Accounting) {
+pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usize) {
     let bdi = &inode.bdi;
+    let rev = bdi.rev;
     let new = bdi.wb(new_wb);
     wb_get(ctx, new);
     bdi.rcu.synchronize(ctx);

@@ -23,6 +23,10 @@ pub struct Inode<P: Platform> {
     pub i_lock: SpinLock<P, ()>,
     /// The `mapping->i_pages` xa_lock (taken irqsave by the accounting paths).
     pub i_pages: SpinLock<P, ()>,
+    /// The page-table lock of the one mapping of the file's folios in the models: a dirtier
+    /// that holds only this lock (zap_pte_range) runs all of `filemap_dirty_folio` under it, and
+    /// `unmap_mapping_folio` (truncation, invalidation) takes it to remove the PTE.
+    pub ptl: SpinLock<P, ()>,
     /// `inode->i_wb`: the id of the wb in `bdi`.
     i_wb: P::AtomicUsize,
     pub bdi: Arc<Bdi<P>>,
@@ -40,6 +44,7 @@ impl<P: Platform> Inode<P> {
             i_state: BitWord::new(0),
             i_lock: SpinLock::new(()),
             i_pages: SpinLock::new(()),
+            ptl: SpinLock::new(()),
             i_wb: P::AtomicUsize::new(wb),
             bdi,
             can_writeback,

@@ -8,8 +8,10 @@
 pub mod bitops;
 pub mod ctx;
 pub mod dontcache;
+pub mod filemap;
 pub mod folio;
 pub mod fs_writeback;
+pub mod huge_memory;
 pub mod inode;
 pub mod page_writeback;
 pub mod percpu;

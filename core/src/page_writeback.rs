@@ -3,11 +3,22 @@
 //! `__folio_start_writeback`), with v7 of seed 002 patch 2's WB_DONTCACHE_DIRTY updates.
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_WRITEBACK};
+use crate::folio::{Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_DROPBEHIND, PG_WRITEBACK};
 use crate::fs_writeback::__mark_inode_dirty;
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::sync::Platform;
-use crate::wb::{wb_stat_mod, WbStatItem};
+use crate::wb::{wb_stat_mod, Wb, WbStatItem};
+
+/// The PG_dropbehind an accounting decision uses: with [`Accounting::flag_snapshot`] (our fix)
+/// the value in the old flags word the decision's own RMW returned; otherwise (v7) a plain
+/// `folio_test_dropbehind` now.
+fn dropbehind_for<P: Platform>(inode: &Inode<P>, folio: &Folio<P>, old_flags: usize) -> bool {
+    if inode.bdi.rev.flag_snapshot {
+        old_flags & (1 << PG_DROPBEHIND) != 0
+    } else {
+        folio.test_dropbehind()
+    }
+}
 
 /// `filemap_dirty_folio()`: set PG_dirty first with the fully ordered `folio_test_set_dirty`,
 /// outside any lock; only on the clean-to-dirty transition account (`__folio_mark_dirty`) and
@@ -20,7 +31,8 @@ pub fn filemap_dirty_folio<P: Platform>(
     folio: &Folio<P>,
     smp_mb_in_mark_inode_dirty: bool,
 ) -> bool {
-    if folio.flags.test_and_set_bit(PG_DIRTY) {
+    let old = folio.flags.test_and_set_bit_word(PG_DIRTY);
+    if old & (1 << PG_DIRTY) != 0 {
         ctx.event(
             "filemap_dirty_folio",
             "folio_test_set_dirty(folio {}) = 1 -> nothing to account",
@@ -29,29 +41,34 @@ pub fn filemap_dirty_folio<P: Platform>(
         return false;
     }
     ctx.event("filemap_dirty_folio", "folio_test_set_dirty(folio {}) = 0", &[folio.index as i64]);
-    __folio_mark_dirty(ctx, inode, folio);
+    __folio_mark_dirty(ctx, inode, folio, old);
     __mark_inode_dirty(ctx, inode, smp_mb_in_mark_inode_dirty);
     true
 }
 
 /// `__folio_mark_dirty()`: under `xa_lock_irqsave(&mapping->i_pages)`, account the folio if it
-/// is still in the mapping (truncation is not modelled here) and set its DIRTY mark.
-pub fn __folio_mark_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+/// is still in the page cache ("race with truncate?": a truncated folio stays dirty, unaccounted)
+/// and set its DIRTY mark. `old_flags` is the word `folio_test_set_dirty` returned.
+pub fn __folio_mark_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>, old_flags: usize) {
     let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
-    folio_account_dirtied(ctx, inode, folio);
+    if !folio.in_page_cache() {
+        ctx.event("__folio_mark_dirty", "folio {} truncated meanwhile -> not accounted", &[folio.index as i64]);
+        return;
+    }
+    folio_account_dirtied(ctx, inode, folio, old_flags);
     folio.marks.set_bit(PAGECACHE_TAG_DIRTY);
 }
 
 /// `folio_account_dirtied()` (v7): for a mapping that can write back, charge the whole folio to
-/// `inode_to_wb()` (stable under the i_pages lock); if PG_dropbehind is set (plain test_bit,
-/// inside the xa_lock section) add `folio_nr_pages` to WB_DONTCACHE_DIRTY. The other stats are
-/// left out (see [`WbStatItem`]).
-pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+/// `inode_to_wb()` (stable under the i_pages lock); if PG_dropbehind is set (v7: a plain
+/// `test_bit` here, inside the xa_lock section) add `folio_nr_pages` to WB_DONTCACHE_DIRTY. The
+/// other stats are left out (see [`WbStatItem`]).
+pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>, old_flags: usize) {
     if !inode.mapping_can_writeback() {
         return;
     }
     let wb = inode.inode_to_wb();
-    let dropbehind = folio.test_dropbehind();
+    let dropbehind = dropbehind_for(inode, folio, old_flags);
     ctx.event(
         "folio_account_dirtied",
         "folio_test_dropbehind(folio {}) = {}; inode_to_wb = wb{}",
@@ -68,15 +85,26 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
 /// `folio_mkclean` (no mapped PTEs here) and the DIRTY mark (left set until
 /// `__folio_start_writeback`) are as in the kernel.
 pub fn folio_clear_dirty_for_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
-    const F: &str = "folio_clear_dirty_for_io";
     if !inode.mapping_can_writeback() {
         return folio.flags.test_and_clear_bit(PG_DIRTY);
     }
+    clear_dirty_and_account(ctx, inode, folio, "folio_clear_dirty_for_io")
+}
+
+/// The cleaners' common step, inside a wb section: `folio_test_clear_dirty` and, if it was
+/// dirty, `folio_account_cleaned` on the section's wb.
+fn clear_dirty_and_account<P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &Inode<P>,
+    folio: &Folio<P>,
+    function: &'static str,
+) -> bool {
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-    let was_dirty = folio.flags.test_and_clear_bit(PG_DIRTY);
-    ctx.event(F, "folio_test_clear_dirty(folio {}) = {}", &[folio.index as i64, was_dirty as i64]);
-    if was_dirty && folio.test_dropbehind() {
-        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+    let old = folio.flags.test_and_clear_bit_word(PG_DIRTY);
+    let was_dirty = old & (1 << PG_DIRTY) != 0;
+    ctx.event(function, "folio_test_clear_dirty(folio {}) = {}", &[folio.index as i64, was_dirty as i64]);
+    if was_dirty {
+        folio_account_cleaned(ctx, folio, wb, dropbehind_for(inode, folio, old));
     }
     unlocked_inode_to_wb_end(ctx, inode, cookie);
     was_dirty
@@ -101,4 +129,35 @@ pub fn __folio_end_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
     let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_end_writeback: xa_unlock_irqrestore");
     folio.marks.clear_bit(PAGECACHE_TAG_WRITEBACK);
     folio.flags.clear_bit(PG_WRITEBACK);
+}
+
+/// `folio_account_cleaned()` (v7): the caller has cleared PG_dirty; if PG_dropbehind is set
+/// (v7: a plain `test_bit`, passed in by the caller), WB_DONTCACHE_DIRTY -= nr on `wb`.
+pub fn folio_account_cleaned<P: Platform>(ctx: &Ctx<P>, folio: &Folio<P>, wb: &Wb<P>, dropbehind: bool) {
+    ctx.event(
+        "folio_account_cleaned",
+        "folio_test_dropbehind(folio {}) = {}",
+        &[folio.index as i64, dropbehind as i64],
+    );
+    if dropbehind {
+        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+    }
+}
+
+/// `__folio_cancel_dirty()` (truncate and invalidate, folio locked by the caller): for a mapping
+/// that can write back, inside `unlocked_inode_to_wb_begin/end`, `folio_test_clear_dirty` and,
+/// if it was dirty, `folio_account_cleaned` on the section's wb; otherwise just clear PG_dirty.
+pub fn __folio_cancel_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    if !inode.mapping_can_writeback() {
+        folio.flags.test_and_clear_bit(PG_DIRTY);
+        return;
+    }
+    clear_dirty_and_account(ctx, inode, folio, "__folio_cancel_dirty");
+}
+
+/// `folio_redirty_for_writepage()` (folio locked, from a writepage that cannot write now):
+/// `filemap_dirty_folio`, which accounts again; its WB_DIRTIED correction is not modelled.
+pub fn folio_redirty_for_writepage<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
+    ctx.event("folio_redirty_for_writepage", "folio {}", &[folio.index as i64]);
+    filemap_dirty_folio(ctx, inode, folio, true)
 }

@@ -261,6 +261,16 @@ pub struct Accounting {
     pub split_copies_dropbehind: bool,
     /// What the switch does about the kick bit (scenario wb-pin).
     pub switch_kick: SwitchKick,
+    /// Our fix (part 1): every change of PG_dirty or PG_dropbehind decides its
+    /// WB_DONTCACHE_DIRTY update from the old flags word its own RMW returns (a dirtier counts
+    /// the dropbehind bit it found when it set PG_dirty; a cleaner the one it found when it
+    /// cleared it; a lookup, the end-of-writeback drop and removal from the page cache the dirty
+    /// bit they found when they cleared PG_dropbehind), instead of re-reading the other flag later.
+    pub flag_snapshot: bool,
+    /// Our fix (part 2): the lookup clears PG_dropbehind inside its
+    /// `unlocked_inode_to_wb_begin/end` section, so a switch's transfer sees the flag change and
+    /// the stat update together (kernel-reference §5.7).
+    pub lookup_clear_in_section: bool,
 }
 
 impl Accounting {
@@ -271,6 +281,8 @@ impl Accounting {
         switch_transfer: true,
         split_copies_dropbehind: true,
         switch_kick: SwitchKick::None,
+        flag_snapshot: false,
+        lookup_clear_in_section: false,
     };
 }
 
@@ -296,10 +308,14 @@ pub enum AccountingRevision {
     V6U32Negate32,
     /// The same code in 64-bit arithmetic, where the negation happens to be right.
     V6U32Negate64,
+    /// v7 with part 1 of our fix (flag snapshots): a partial fix, the switch race remains.
+    V7PartialFlagSnapshot,
+    /// v7 with both parts of our fix: flag snapshots and the lookup's clear inside its section.
+    V7FixAccounting,
 }
 
 impl AccountingRevision {
-    pub const ALL: [AccountingRevision; 7] = [
+    pub const ALL: [AccountingRevision; 9] = [
         AccountingRevision::V7,
         AccountingRevision::V5DoubleDec,
         AccountingRevision::V5NoGuard,
@@ -307,11 +323,15 @@ impl AccountingRevision {
         AccountingRevision::V6SplitDropsFlag,
         AccountingRevision::V6U32Negate32,
         AccountingRevision::V6U32Negate64,
+        AccountingRevision::V7PartialFlagSnapshot,
+        AccountingRevision::V7FixAccounting,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             AccountingRevision::V7 => "v7",
+            AccountingRevision::V7PartialFlagSnapshot => "v7-partial-flag-snapshot",
+            AccountingRevision::V7FixAccounting => "v7-fix-accounting",
             AccountingRevision::V5DoubleDec => "v5-double-dec",
             AccountingRevision::V5NoGuard => "v5-no-guard",
             AccountingRevision::V6NoSwitchTransfer => "v6-no-switch-transfer",
@@ -335,6 +355,10 @@ impl AccountingRevision {
             AccountingRevision::V6SplitDropsFlag => Accounting { split_copies_dropbehind: false, ..v7 },
             AccountingRevision::V6U32Negate32 => Accounting { lookup_negate: Negate::Unsigned32, ..v7 },
             AccountingRevision::V6U32Negate64 => Accounting { lookup_negate: Negate::Unsigned64, ..v7 },
+            AccountingRevision::V7PartialFlagSnapshot => Accounting { flag_snapshot: true, ..v7 },
+            AccountingRevision::V7FixAccounting => {
+                Accounting { flag_snapshot: true, lookup_clear_in_section: true, ..v7 }
+            }
         }
     }
 
@@ -355,6 +379,12 @@ impl AccountingRevision {
                 "v6 reconstruction (v7 changelog): lookup negates an unsigned page count, 32-bit"
             }
             AccountingRevision::V6U32Negate64 => "the same negation in 64-bit arithmetic",
+            AccountingRevision::V7PartialFlagSnapshot => {
+                "our partial fix: each flag RMW's old word decides the counter update"
+            }
+            AccountingRevision::V7FixAccounting => {
+                "our fix: flag snapshots + the lookup clears PG_dropbehind inside its wb section"
+            }
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::ctx::Ctx;
 use crate::dontcache::wb_workfn;
 use crate::percpu::PercpuCounter;
 use crate::rcu::Rcu;
-use crate::revision::Consume;
+use crate::revision::{Accounting, Consume};
 use crate::sync::{Atomic, Ordering, Platform, SpinLock};
 use std::sync::atomic::{AtomicU32, Ordering as Ghost};
 use std::sync::Arc;
@@ -215,13 +215,24 @@ impl<P: Platform> Wb<P> {
 pub struct Bdi<P: Platform> {
     wbs: Vec<Wb<P>>,
     pub rcu: Arc<Rcu<P>>,
+    /// The revision of the accounting code paths the kernel runs ([`Accounting::V7`] unless set).
+    pub rev: Accounting,
 }
 
 impl<P: Platform> Bdi<P> {
     /// A bdi with its root wb and `cgroup_wbs` cgroup wbs (ids 1..), for up to `max_tasks` tasks.
     pub fn new(cgroup_wbs: usize, nr_cpus: usize, batch: i32, max_tasks: usize) -> Self {
         let rcu = Arc::new(Rcu::new(max_tasks));
-        Bdi { wbs: (0..=cgroup_wbs).map(|id| Wb::new(id, nr_cpus, batch, rcu.clone())).collect(), rcu }
+        Bdi {
+            wbs: (0..=cgroup_wbs).map(|id| Wb::new(id, nr_cpus, batch, rcu.clone())).collect(),
+            rcu,
+            rev: Accounting::V7,
+        }
+    }
+
+    /// The same bdi running the accounting code of `rev`.
+    pub fn with_accounting(self, rev: Accounting) -> Self {
+        Bdi { rev, ..self }
     }
 
     pub fn wb(&self, id: usize) -> &Wb<P> {

@@ -2,6 +2,7 @@
 //! loom and shuttle harnesses that check them.
 
 pub mod bounds;
+pub mod dontcache_accounting;
 pub mod dontcache_kick;
 pub mod harness;
 pub mod outcome;

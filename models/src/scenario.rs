@@ -58,7 +58,11 @@ pub trait Scenario: Sync {
 
 /// Every scenario, in catalogue order.
 pub fn scenarios() -> Vec<&'static dyn Scenario> {
-    vec![&crate::dontcache_kick::DontcacheKick, &crate::wb_pin::WbPin]
+    vec![
+        &crate::dontcache_kick::DontcacheKick,
+        &crate::wb_pin::WbPin,
+        &crate::dontcache_accounting::DontcacheAccounting,
+    ]
 }
 
 pub fn find(name: &str) -> Option<&'static dyn Scenario> {

@@ -89,7 +89,7 @@ impl Model for PinModel {
         let cfg = self.config;
         let rev = self.revision;
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3));
+        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3).with_accounting(rev.accounting()));
         let folios: Vec<_> = (0..cfg.folios()).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD_WB, true, folios));
         wb_get(&setup, bdi.wb(OLD_WB)); // the inode's association reference
@@ -117,7 +117,7 @@ impl Model for PinModel {
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
                 if inode_switch_wbs(&ctx, &inode, NEW_WB) {
-                    inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB, rev.accounting());
+                    inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB);
                 }
                 if cfg.kworker == Kworker::Worker {
                     done.fetch_add(1, Ordering::SeqCst);

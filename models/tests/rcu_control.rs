@@ -8,7 +8,6 @@ use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
-use wb_core::revision::Accounting;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 use wb_core::wb::{cgwb_kill, wb_get, Access, Bdi, USE_AFTER_FREE};
@@ -51,7 +50,7 @@ impl Model for Reader {
             P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
                 if inode_switch_wbs(&ctx, &inode, 2) {
-                    inode_switch_wbs_work_fn(&ctx, &inode, 2, Accounting::V7);
+                    inode_switch_wbs_work_fn(&ctx, &inode, 2);
                 }
             })
         };

@@ -6,6 +6,7 @@ use crate::outcome::Outcome;
 use crate::panic::{payload_message, Capture};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
+use wb_core::ctx::CpuPlan;
 use wb_core::sync::Loom;
 
 /// Explore every execution of `model` within the loom bounds, for each placement. A run whose
@@ -16,8 +17,13 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let shared = Collector::new(model.properties().len());
     let start = Instant::now();
     let mut bounded = false;
-    for plans in model.loom_placements() {
-        let placement = model.placement_label(&plans);
+    let runs: Vec<(M, Vec<CpuPlan>)> = model
+        .loom_variants()
+        .into_iter()
+        .flat_map(|variant| variant.loom_placements().into_iter().map(move |plans| (variant.clone(), plans)))
+        .collect();
+    for (variant, plans) in runs {
+        let placement = variant.placement_label(&plans);
         let mut builder = loom::model::Builder::new();
         builder.preemption_bound = bounds.loom_preemptions;
         builder.max_duration = bounds.loom_max_duration;
@@ -25,7 +31,7 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
         builder.max_branches = bounds.loom_max_branches;
         // loom checks its limits every `checkpoint_interval` executions.
         builder.checkpoint_interval = 1_000;
-        let (m, s, label) = (model.clone(), shared.clone(), placement.clone());
+        let (m, s, label) = (variant, shared.clone(), placement.clone());
         let before = lock(&shared).outcome.executions;
         let placement_start = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
@@ -56,7 +62,8 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
 
 fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     let mut v = model.size();
-    v.push(("placements".into(), model.loom_placements().len() as u64));
+    let runs: usize = model.loom_variants().iter().map(|v| v.loom_placements().len()).sum();
+    v.push(("placements".into(), runs as u64));
     if let Some(p) = bounds.loom_preemptions {
         v.push(("preemptions".into(), p as u64));
     }

@@ -27,6 +27,12 @@ pub trait Model: Clone + Send + Sync + 'static {
     /// The CPU placements loom enumerates, one exhaustive run each.
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>>;
 
+    /// The programs loom explores, one exhaustive run each (with each of its placements): a
+    /// scenario too wide for loom's thread limit runs its roles in pairs or triples.
+    fn loom_variants(&self) -> Vec<Self> {
+        vec![self.clone()]
+    }
+
     /// The placement under shuttle (typically drawn, see [`CpuPlan::Drawn`]).
     fn shuttle_placement(&self) -> Vec<CpuPlan>;
 

@@ -1,0 +1,166 @@
+//! mm/filemap.c: the page-cache lookup that clears PG_dropbehind (v7 of seed 002 patch 2),
+//! removal from the page cache (`filemap_unaccount_folio`), and the end-of-writeback drop of a
+//! dropbehind folio.
+
+use crate::ctx::Ctx;
+use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DROPBEHIND, PG_WRITEBACK};
+use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
+use crate::page_writeback::folio_account_cleaned;
+use crate::revision::LookupClear;
+use crate::sync::{Platform, SpinGuard};
+use crate::wb::{wb_stat_mod, WbStatItem};
+
+/// `__filemap_get_folio_mpol(mapping, index, fgp_flags)` for a folio already in the page cache,
+/// without FGP_DONTCACHE: take a reference (`filemap_get_entry`; not found if the folio has left
+/// the page cache), with FGP_LOCK lock it and re-check `folio->mapping` (truncated: not found),
+/// then, last, the "not an uncached lookup" clear of PG_dropbehind and (v6/v7) the decrement:
+/// if the clear found the flag set, `folio_test_dirty` and `mapping_can_writeback(mapping)` of
+/// the *lookup's* mapping, then WB_DONTCACHE_DIRTY -= nr inside `unlocked_inode_to_wb_begin/end`.
+/// Returns the folio lock guard for an FGP_LOCK lookup that found the folio.
+pub fn __filemap_get_folio_mpol<'a, P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &'a Inode<P>,
+    folio: &'a Folio<P>,
+    fgp_lock: bool,
+) -> Option<Option<SpinGuard<'a, P, ()>>> {
+    const F: &str = "__filemap_get_folio_mpol";
+    let rev = inode.bdi.rev;
+    if !folio.in_page_cache() {
+        ctx.event(F, "folio {} not in the page cache -> -ENOENT", &[folio.index as i64]);
+        return None;
+    }
+    let locked = if fgp_lock {
+        let guard = folio.lock();
+        if !folio.in_page_cache() {
+            ctx.event(F, "FGP_LOCK: folio {} truncated meanwhile -> -ENOENT", &[folio.index as i64]);
+            return None;
+        }
+        Some(guard)
+    } else {
+        None
+    };
+    // Our fix, part 2: the flag change and the stat update inside one wb section.
+    let early = rev.lookup_clear_in_section.then(|| unlocked_inode_to_wb_begin(ctx, inode));
+    let old = match rev.lookup_clear {
+        LookupClear::TestAndClear => folio.flags.test_and_clear_bit_word(PG_DROPBEHIND),
+        LookupClear::TestThenClear => {
+            let word = folio.flags.word();
+            if word & (1 << PG_DROPBEHIND) != 0 {
+                folio.flags.clear_bit(PG_DROPBEHIND);
+            }
+            word
+        }
+    };
+    let cleared = old & (1 << PG_DROPBEHIND) != 0;
+    let template = match (fgp_lock, rev.lookup_clear) {
+        (true, LookupClear::TestAndClear) => "FGP_LOCK; folio_test_clear_dropbehind(folio {}) = {}",
+        (false, LookupClear::TestAndClear) => "no FGP_LOCK; folio_test_clear_dropbehind(folio {}) = {}",
+        (true, LookupClear::TestThenClear) => "FGP_LOCK; folio_test_dropbehind(folio {}) = {} [then clear]",
+        (false, LookupClear::TestThenClear) => "no FGP_LOCK; folio_test_dropbehind(folio {}) = {} [then clear]",
+    };
+    ctx.event(F, template, &[folio.index as i64, cleared as i64]);
+    if cleared {
+        let dirty = if rev.flag_snapshot { old & (1 << PG_DIRTY) != 0 } else { folio.test_dirty() };
+        let guard = !rev.lookup_guard || inode.mapping_can_writeback();
+        ctx.event(F, "folio_test_dirty = {}; mapping_can_writeback check passes = {}", &[dirty as i64, guard as i64]);
+        if dirty && guard {
+            let amount = rev.lookup_negate.minus(folio.nr_pages());
+            match &early {
+                Some((wb, _)) => wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, amount),
+                None => {
+                    let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+                    wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, amount);
+                    unlocked_inode_to_wb_end(ctx, inode, cookie);
+                }
+            }
+        }
+    }
+    if let Some((_, cookie)) = early {
+        unlocked_inode_to_wb_end(ctx, inode, cookie);
+    }
+    Some(locked)
+}
+
+/// `__filemap_remove_folio()` for a locked folio: under `xa_lock_irq(&mapping->i_pages)`,
+/// `filemap_unaccount_folio` (if PG_dirty is still set and the mapping can write back:
+/// `folio_account_cleaned` on `inode_to_wb()`, with PG_dirty left set; outside any wb section),
+/// then `page_cache_delete` (the folio leaves the page cache, its marks dropped).
+pub fn filemap_remove_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    let _xa = inode.i_pages.lock_irq(ctx, "filemap_remove_folio: xa_unlock_irq");
+    let dirty = folio.test_dirty();
+    ctx.event("filemap_unaccount_folio", "folio {}: folio_test_dirty = {}", &[folio.index as i64, dirty as i64]);
+    if dirty && inode.mapping_can_writeback() {
+        // Our fix, part 1: take PG_dropbehind with an RMW, so a lookup still holding the folio
+        // cannot count the same pages again after removal.
+        let dropbehind = if inode.bdi.rev.flag_snapshot {
+            folio.flags.test_and_clear_bit(PG_DROPBEHIND)
+        } else {
+            folio.test_dropbehind()
+        };
+        folio_account_cleaned(ctx, folio, inode.inode_to_wb(), dropbehind);
+    }
+    folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+    folio.marks.clear_bit(IN_PAGE_CACHE);
+    ctx.event("page_cache_delete", "folio {} leaves the page cache", &[folio.index as i64]);
+}
+
+/// `truncate_inode_folio()` for one folio: lock it, `truncate_cleanup_folio` (which cancels
+/// dirty: `__folio_cancel_dirty`), remove it from the page cache, unlock.
+pub fn truncate_inode_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    let _locked = folio.lock();
+    if !folio.in_page_cache() {
+        return;
+    }
+    unmap_mapping_folio(ctx, inode, folio);
+    crate::page_writeback::__folio_cancel_dirty(ctx, inode, folio);
+    filemap_remove_folio(ctx, inode, folio);
+}
+
+/// `unmap_mapping_folio()`: remove the folio's PTE under the page-table lock (after this, no
+/// page-table-lock dirtier can dirty it).
+fn unmap_mapping_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    let _ptl = inode.ptl.lock();
+    ctx.event("unmap_mapping_folio", "folio {}: PTE removed under the page-table lock", &[folio.index as i64]);
+}
+
+/// `folio_unmap_invalidate()` (folio locked): unmap it, then under the i_pages lock give up if
+/// it is dirty again (-EBUSY), else remove it from the page cache.
+fn folio_unmap_invalidate<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    unmap_mapping_folio(ctx, inode, folio);
+    if folio.test_dirty() {
+        ctx.event("folio_unmap_invalidate", "folio {} dirty again -> -EBUSY, stays cached", &[folio.index as i64]);
+        return;
+    }
+    filemap_remove_folio(ctx, inode, folio);
+}
+
+/// `folio_end_dropbehind()` after writeback completes in task context: if PG_dropbehind is set
+/// and `folio_trylock` succeeds, `filemap_end_dropbehind`: unless under writeback or dirty,
+/// `folio_test_clear_dropbehind` and, if it was set, invalidate (remove from the page cache).
+pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
+    const F: &str = "folio_end_dropbehind";
+    if !folio.test_dropbehind() {
+        return;
+    }
+    let Some(_locked) = folio.trylock() else {
+        ctx.event(F, "folio {}: folio_trylock failed -> keep", &[folio.index as i64]);
+        return;
+    };
+    if !folio.in_page_cache() || folio.flags.test_bit(PG_WRITEBACK) || folio.test_dirty() {
+        ctx.event(F, "folio {} gone, under writeback or dirty -> keep", &[folio.index as i64]);
+        return;
+    }
+    let old = folio.flags.test_and_clear_bit_word(PG_DROPBEHIND);
+    if old & (1 << PG_DROPBEHIND) == 0 {
+        return;
+    }
+    // Our fix, part 1: a dirtier may have set PG_dirty since the check above; the pages it
+    // counts as dropbehind lose the flag here, so count them out.
+    if inode.bdi.rev.flag_snapshot && old & (1 << PG_DIRTY) != 0 && inode.mapping_can_writeback() {
+        let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+        unlocked_inode_to_wb_end(ctx, inode, cookie);
+    }
+    ctx.event(F, "folio {}: dropbehind cleared -> folio_unmap_invalidate", &[folio.index as i64]);
+    folio_unmap_invalidate(ctx, inode, folio);
+}
