@@ -68,6 +68,32 @@ impl<P: Platform> BitWord<P> {
         old
     }
 
+    /// `atomic_long_fetch_andnot(mask, word)` for several bits at once; returns the old word.
+    /// Fully ordered.
+    #[inline]
+    pub fn clear_bits_word(&self, mask: usize) -> usize {
+        P::fence(Ordering::SeqCst);
+        let old = self.word.fetch_and(!mask, Ordering::AcqRel);
+        P::fence(Ordering::SeqCst);
+        old
+    }
+
+    /// A `try_cmpxchg` loop: apply `f` to the word until it sticks or `f` declines; returns the
+    /// old word and whether `f` changed it. Fully ordered.
+    pub fn update(&self, f: impl Fn(usize) -> Option<usize>) -> (usize, bool) {
+        P::fence(Ordering::SeqCst);
+        let mut cur = self.word.load(Ordering::Relaxed);
+        let changed = loop {
+            let Some(next) = f(cur) else { break false };
+            match self.word.compare_exchange(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => break true,
+                Err(now) => cur = now,
+            }
+        };
+        P::fence(Ordering::SeqCst);
+        (cur, changed)
+    }
+
     /// The whole word, Relaxed: for properties checked at quiescence.
     pub fn word(&self) -> usize {
         self.word.load(Ordering::Relaxed)

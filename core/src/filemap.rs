@@ -3,7 +3,9 @@
 //! dropbehind folio.
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DROPBEHIND, PG_WRITEBACK};
+use crate::folio::{
+    Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
+};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::page_writeback::folio_account_cleaned;
 use crate::revision::LookupClear;
@@ -42,6 +44,7 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
     // Our fix, part 2: the flag change and the stat update inside one wb section.
     let early = rev.lookup_clear_in_section.then(|| unlocked_inode_to_wb_begin(ctx, inode));
     let old = match rev.lookup_clear {
+        _ if rev.counted_bit => folio.flags.clear_bits_word(1 << PG_DROPBEHIND | 1 << PG_DONTCACHE_COUNTED),
         LookupClear::TestAndClear => folio.flags.test_and_clear_bit_word(PG_DROPBEHIND),
         LookupClear::TestThenClear => {
             let word = folio.flags.word();
@@ -60,7 +63,14 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
     };
     ctx.event(F, template, &[folio.index as i64, cleared as i64]);
     if cleared {
-        let dirty = if rev.flag_snapshot { old & (1 << PG_DIRTY) != 0 } else { folio.test_dirty() };
+        let dirty = if rev.counted_bit {
+            // Our fix: count out exactly what was counted in.
+            old & (1 << PG_DONTCACHE_COUNTED) != 0
+        } else if rev.flag_snapshot {
+            old & (1 << PG_DIRTY) != 0
+        } else {
+            folio.test_dirty()
+        };
         let guard = !rev.lookup_guard || inode.mapping_can_writeback();
         ctx.event(F, "folio_test_dirty = {}; mapping_can_writeback check passes = {}", &[dirty as i64, guard as i64]);
         if dirty && guard {
@@ -89,7 +99,11 @@ pub fn filemap_remove_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     let _xa = inode.i_pages.lock_irq(ctx, "filemap_remove_folio: xa_unlock_irq");
     let dirty = folio.test_dirty();
     ctx.event("filemap_unaccount_folio", "folio {}: folio_test_dirty = {}", &[folio.index as i64, dirty as i64]);
-    if dirty && inode.mapping_can_writeback() {
+    if inode.bdi.rev.counted_bit {
+        // Our fix: count out exactly what was counted in.
+        let old = folio.flags.clear_bits_word(1 << PG_DONTCACHE_COUNTED);
+        folio_account_cleaned(ctx, folio, inode.inode_to_wb(), old & (1 << PG_DONTCACHE_COUNTED) != 0);
+    } else if dirty && inode.mapping_can_writeback() {
         // Our fix, part 1: take PG_dropbehind with an RMW, so a lookup still holding the folio
         // cannot count the same pages again after removal.
         let dropbehind = if inode.bdi.rev.flag_snapshot {
@@ -148,6 +162,19 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     };
     if !folio.in_page_cache() || folio.flags.test_bit(PG_WRITEBACK) || folio.test_dirty() {
         ctx.event(F, "folio {} gone, under writeback or dirty -> keep", &[folio.index as i64]);
+        return;
+    }
+    if inode.bdi.rev.counted_bit {
+        // Our fix: the clear and the count-out in one RMW, inside a wb section.
+        let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+        let old = folio.flags.clear_bits_word(1 << PG_DROPBEHIND | 1 << PG_DONTCACHE_COUNTED);
+        if old & (1 << PG_DONTCACHE_COUNTED) != 0 {
+            wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+        }
+        unlocked_inode_to_wb_end(ctx, inode, cookie);
+        if old & (1 << PG_DROPBEHIND) != 0 {
+            folio_unmap_invalidate(ctx, inode, folio);
+        }
         return;
     }
     let old = folio.flags.test_and_clear_bit_word(PG_DROPBEHIND);

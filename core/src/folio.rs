@@ -13,6 +13,9 @@ pub const PG_DIRTY: u32 = 1;
 pub const PG_WRITEBACK: u32 = 2;
 /// PG_dropbehind (6.14, a323281cdfec): the folio came from an RWF_DONTCACHE write.
 pub const PG_DROPBEHIND: u32 = 3;
+/// Not a kernel flag: our fix `v7-fix-counted-bit` proposes one. Set while the folio's pages are
+/// counted in WB_DONTCACHE_DIRTY; every update of the counter flips it in the same RMW.
+pub const PG_DONTCACHE_COUNTED: u32 = 4;
 
 /// Xarray marks of the folio's page-cache entry (changed under the i_pages lock).
 pub const PAGECACHE_TAG_DIRTY: u32 = 0;

@@ -3,7 +3,7 @@
 //! `wb_writeback` that cleans the dirty folios of the inodes on a wb.
 
 use crate::ctx::Ctx;
-use crate::folio::PAGECACHE_TAG_DIRTY;
+use crate::folio::{PAGECACHE_TAG_DIRTY, PG_DONTCACHE_COUNTED};
 use crate::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
 use crate::page_writeback::{__folio_end_writeback, __folio_start_writeback, folio_clear_dirty_for_io};
 use crate::revision::{Accounting, SwitchKick};
@@ -142,8 +142,14 @@ fn inode_do_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Wb<P>,
     const F: &str = "inode_do_switch_wbs";
     let _xa = inode.i_pages.lock_irq(ctx, "inode_do_switch_wbs: xa_unlock_irq");
     let mut moved = 0;
-    for folio in &inode.folios {
-        if folio.marks.test_bit(PAGECACHE_TAG_DIRTY) && folio.test_dirty() && folio.test_dropbehind() {
+    for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
+        let counted = if rev.counted_bit {
+            // Our fix: the folios whose pages are counted, whatever their marks.
+            folio.flags.test_bit(PG_DONTCACHE_COUNTED)
+        } else {
+            folio.marks.test_bit(PAGECACHE_TAG_DIRTY) && folio.test_dirty() && folio.test_dropbehind()
+        };
+        if rev.switch_transfer && counted {
             let nr = folio.nr_pages();
             wb_stat_mod(ctx, old, WbStatItem::DontcacheDirty, -nr);
             wb_stat_mod(ctx, new, WbStatItem::DontcacheDirty, nr);

@@ -1,7 +1,7 @@
 //! mm/huge_memory.c: `__split_folio_to_order()`'s flag copy (seed 002 patch 1).
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DROPBEHIND};
+use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND};
 use crate::inode::Inode;
 use crate::sync::Platform;
 
@@ -22,7 +22,11 @@ pub fn __split_folio_to_order<P: Platform>(
     let dirty = folio.test_dirty();
     let dropbehind = folio.test_dropbehind();
     let tagged = folio.marks.test_bit(PAGECACHE_TAG_DIRTY);
+    let counted = folio.flags.test_bit(PG_DONTCACHE_COUNTED);
     for (i, new) in new_folios.iter().enumerate() {
+        if counted && (copy_dropbehind || i == 0) {
+            new.flags.set_bit(PG_DONTCACHE_COUNTED);
+        }
         if dirty {
             new.flags.set_bit(PG_DIRTY);
         }

@@ -3,7 +3,9 @@
 //! `__folio_start_writeback`), with v7 of seed 002 patch 2's WB_DONTCACHE_DIRTY updates.
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_DROPBEHIND, PG_WRITEBACK};
+use crate::folio::{
+    Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
+};
 use crate::fs_writeback::__mark_inode_dirty;
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::sync::Platform;
@@ -68,6 +70,22 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
         return;
     }
     let wb = inode.inode_to_wb();
+    if inode.bdi.rev.counted_bit {
+        // Our fix: count the pages in only while PG_dirty and PG_dropbehind are still both set.
+        const WANT: usize = 1 << PG_DIRTY | 1 << PG_DROPBEHIND;
+        let (_, counted) = folio.flags.update(|w| {
+            (w & WANT == WANT && w & (1 << PG_DONTCACHE_COUNTED) == 0).then_some(w | 1 << PG_DONTCACHE_COUNTED)
+        });
+        ctx.event(
+            "folio_account_dirtied",
+            "(fix) counted bit set = {}; inode_to_wb = wb{}",
+            &[counted as i64, wb.id as i64],
+        );
+        if counted {
+            wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, folio.nr_pages());
+        }
+        return;
+    }
     let dropbehind = dropbehind_for(inode, folio, old_flags);
     ctx.event(
         "folio_account_dirtied",
@@ -100,10 +118,18 @@ fn clear_dirty_and_account<P: Platform>(
     function: &'static str,
 ) -> bool {
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-    let old = folio.flags.test_and_clear_bit_word(PG_DIRTY);
+    let counted_bit = inode.bdi.rev.counted_bit;
+    let old = if counted_bit {
+        folio.flags.clear_bits_word(1 << PG_DIRTY | 1 << PG_DONTCACHE_COUNTED)
+    } else {
+        folio.flags.test_and_clear_bit_word(PG_DIRTY)
+    };
     let was_dirty = old & (1 << PG_DIRTY) != 0;
     ctx.event(function, "folio_test_clear_dirty(folio {}) = {}", &[folio.index as i64, was_dirty as i64]);
-    if was_dirty {
+    if counted_bit {
+        // Our fix: count out exactly what was counted in.
+        folio_account_cleaned(ctx, folio, wb, old & (1 << PG_DONTCACHE_COUNTED) != 0);
+    } else if was_dirty {
         folio_account_cleaned(ctx, folio, wb, dropbehind_for(inode, folio, old));
     }
     unlocked_inode_to_wb_end(ctx, inode, cookie);

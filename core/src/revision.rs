@@ -267,6 +267,11 @@ pub struct Accounting {
     /// cleared it; a lookup, the end-of-writeback drop and removal from the page cache the dirty
     /// bit they found when they cleared PG_dropbehind), instead of re-reading the other flag later.
     pub flag_snapshot: bool,
+    /// Our complete fix: a per-folio "counted" bit (PG_DONTCACHE_COUNTED) that the dirtier sets
+    /// under the i_pages lock only while PG_dirty and PG_dropbehind are both still set, and that
+    /// every clear of PG_dirty or PG_dropbehind clears in the same RMW, counting out exactly the
+    /// pages it had counted in; the switch moves the folios with the bit set. Implies part 2.
+    pub counted_bit: bool,
     /// Our fix (part 2): the lookup clears PG_dropbehind inside its
     /// `unlocked_inode_to_wb_begin/end` section, so a switch's transfer sees the flag change and
     /// the stat update together (kernel-reference §5.7).
@@ -282,6 +287,7 @@ impl Accounting {
         split_copies_dropbehind: true,
         switch_kick: SwitchKick::None,
         flag_snapshot: false,
+        counted_bit: false,
         lookup_clear_in_section: false,
     };
 }
@@ -310,12 +316,15 @@ pub enum AccountingRevision {
     V6U32Negate64,
     /// v7 with part 1 of our fix (flag snapshots): a partial fix, the switch race remains.
     V7PartialFlagSnapshot,
-    /// v7 with both parts of our fix: flag snapshots and the lookup's clear inside its section.
-    V7FixAccounting,
+    /// v7 with both parts of the flag-snapshot fix: still partial (a dirtier's deferred charge
+    /// and a cleaner's discharge can land on different wbs across a switch).
+    V7PartialSnapshotInSection,
+    /// v7 with our complete fix: the counted bit.
+    V7FixCountedBit,
 }
 
 impl AccountingRevision {
-    pub const ALL: [AccountingRevision; 9] = [
+    pub const ALL: [AccountingRevision; 10] = [
         AccountingRevision::V7,
         AccountingRevision::V5DoubleDec,
         AccountingRevision::V5NoGuard,
@@ -324,14 +333,16 @@ impl AccountingRevision {
         AccountingRevision::V6U32Negate32,
         AccountingRevision::V6U32Negate64,
         AccountingRevision::V7PartialFlagSnapshot,
-        AccountingRevision::V7FixAccounting,
+        AccountingRevision::V7PartialSnapshotInSection,
+        AccountingRevision::V7FixCountedBit,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             AccountingRevision::V7 => "v7",
             AccountingRevision::V7PartialFlagSnapshot => "v7-partial-flag-snapshot",
-            AccountingRevision::V7FixAccounting => "v7-fix-accounting",
+            AccountingRevision::V7PartialSnapshotInSection => "v7-partial-snapshot-in-section",
+            AccountingRevision::V7FixCountedBit => "v7-fix-counted-bit",
             AccountingRevision::V5DoubleDec => "v5-double-dec",
             AccountingRevision::V5NoGuard => "v5-no-guard",
             AccountingRevision::V6NoSwitchTransfer => "v6-no-switch-transfer",
@@ -356,8 +367,11 @@ impl AccountingRevision {
             AccountingRevision::V6U32Negate32 => Accounting { lookup_negate: Negate::Unsigned32, ..v7 },
             AccountingRevision::V6U32Negate64 => Accounting { lookup_negate: Negate::Unsigned64, ..v7 },
             AccountingRevision::V7PartialFlagSnapshot => Accounting { flag_snapshot: true, ..v7 },
-            AccountingRevision::V7FixAccounting => {
+            AccountingRevision::V7PartialSnapshotInSection => {
                 Accounting { flag_snapshot: true, lookup_clear_in_section: true, ..v7 }
+            }
+            AccountingRevision::V7FixCountedBit => {
+                Accounting { counted_bit: true, lookup_clear_in_section: true, ..v7 }
             }
         }
     }
@@ -382,8 +396,11 @@ impl AccountingRevision {
             AccountingRevision::V7PartialFlagSnapshot => {
                 "our partial fix: each flag RMW's old word decides the counter update"
             }
-            AccountingRevision::V7FixAccounting => {
-                "our fix: flag snapshots + the lookup clears PG_dropbehind inside its wb section"
+            AccountingRevision::V7PartialSnapshotInSection => {
+                "our partial fix: flag snapshots + the lookup clears PG_dropbehind inside its wb section"
+            }
+            AccountingRevision::V7FixCountedBit => {
+                "our fix: a per-folio counted bit flipped by the same RMW as every flag change"
             }
         }
     }

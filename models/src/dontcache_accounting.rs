@@ -98,6 +98,7 @@ pub fn loom_mixes() -> Vec<Mix> {
         Mix::new(&[Redirty(0), Lookup(0)], &[]),
         Mix::new(&[PtlDirty(2), Lookup(2)], &[]),
         Mix::new(&[Writeback(0), PtlDirty(0)], &[]),
+        Mix::new(&[PtlDirty(0), Writeback(0), Switch], &[]),
     ]
 }
 
@@ -310,7 +311,8 @@ fn expected(rev: AccountingRevision) -> [&'static [&'static str]; 4] {
         }
         AccountingRevision::V6SplitDropsFlag => [F, F, F, F],
         AccountingRevision::V7PartialFlagSnapshot => [F, F, F, P],
-        AccountingRevision::V7FixAccounting => [P, P, P, P],
+        AccountingRevision::V7PartialSnapshotInSection => [F, F, F, P],
+        AccountingRevision::V7FixCountedBit => [P, P, P, P],
     }
 }
 
