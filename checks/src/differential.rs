@@ -2,6 +2,7 @@
 //! models, and reports what the core observed in the reference's terms, so the two can be
 //! compared step by step.
 
+use crate::oracle::accounting::{AccOp, RefAccounting};
 use crate::oracle::kick::{KickOp, KickResult, RefKick};
 use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use std::sync::Arc;
@@ -11,10 +12,11 @@ use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::{Consume, Kick, KickPin, KickRevision, PinRevision};
+use wb_core::revision::{AccountingRevision, Consume, Kick, KickPin, KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_core::wb::{cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
+use wb_models::dontcache_accounting::{self as accounting, Role};
 
 /// The core's side of the `dontcache-kick` comparison.
 pub struct CoreKick {
@@ -165,5 +167,50 @@ impl CorePin {
     /// The core's trace so far.
     pub fn steps(&self) -> Vec<wb_core::trace::Step> {
         self.trace.steps()
+    }
+}
+
+/// The core's side of the `dontcache-accounting` comparison: the scenario's objects and roles on
+/// the std platform, one task per role kind.
+pub struct CoreAccounting {
+    bdi: Arc<Bdi<Std>>,
+    inodes: Vec<Arc<Inode<Std>>>,
+    ctx: Ctx<Std>,
+}
+
+impl CoreAccounting {
+    pub fn new(revision: AccountingRevision) -> Self {
+        let trace = Arc::new(Trace::disabled());
+        let ctx = Ctx::new(trace, "step", CpuPlan::Fixed(0));
+        let (bdi, inodes) = accounting::build::<Std>(revision.accounting(), 1, 4, 1, &ctx);
+        CoreAccounting { bdi, inodes, ctx }
+    }
+
+    pub fn apply(&mut self, op: AccOp) {
+        let role = match op {
+            AccOp::Dirty(f) => Role::WriteDirty(f),
+            AccOp::Writeback(f) => Role::Writeback(f),
+            AccOp::Truncate(f) => Role::Truncate(f),
+            AccOp::Lookup(f) => Role::Lookup(f),
+            AccOp::Switch => Role::Switch,
+            AccOp::Split => Role::Split,
+        };
+        accounting::run_role(&self.ctx, role, &self.inodes);
+    }
+
+    /// The core's state, read directly, laid out as the reference's.
+    pub fn snapshot(&self, like: &RefAccounting) -> RefAccounting {
+        let mut s = like.clone();
+        for (f, rf) in s.folios.iter_mut().enumerate() {
+            let (i, slot, _) = accounting::FOLIOS[f];
+            let folio = &self.inodes[i].folios[slot];
+            rf.in_cache = folio.in_page_cache();
+            rf.dirty = folio.test_dirty();
+            rf.dropbehind = folio.test_dropbehind();
+            rf.tagged = if rf.in_cache { folio.marks.test_bit(PAGECACHE_TAG_DIRTY) } else { like.folios[f].tagged };
+        }
+        s.inode_wb = self.inodes.iter().map(|i| i.wb_id()).collect();
+        s.counter = self.bdi.wbs().iter().map(|wb| wb.stat(WbStatItem::DontcacheDirty).raw_total()).collect();
+        s
     }
 }

@@ -4,14 +4,16 @@
 //! and compared step by step with the reference; a disagreement is reported as the property
 //! `oracle-divergence`, which no revision expects.
 
-use crate::differential::{CoreKick, CorePin};
+use crate::differential::{CoreAccounting, CoreKick, CorePin};
+use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
 use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
 use std::time::Instant;
-use wb_core::revision::{KickRevision, PinRevision};
+use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
 use wb_core::trace::Step;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
+use wb_models::dontcache_accounting;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
 use wb_models::outcome::{Counterexample, Outcome};
 use wb_models::scenario::unknown;
@@ -223,6 +225,7 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
     match scenario {
         dontcache_kick::NAME => check_kick(revision, tier),
         wb_pin::NAME => check_pin(revision, tier),
+        dontcache_accounting::NAME => check_accounting(revision, tier),
         other => Err(format!("scenario '{other}' has no oracle")),
     }
 }
@@ -279,6 +282,82 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![("writers".into(), writers as u64), ("kworker_passes".into(), passes as u64)];
     Ok(outcome)
+}
+
+/// Run the oracle checker on `dontcache-accounting`: every interleaving of a dirtier, lookup and
+/// writeback of folio 0, a dirtier, split and writeback of folio 1 (then its tail), the switch,
+/// and a dirtier and lookup on the mapping that cannot write back; each call atomic.
+pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
+    let valid = AccountingRevision::ALL.map(|r| r.name());
+    let (Some(rev), Some(core_rev)) = (ref_revision(revision), AccountingRevision::from_name(revision)) else {
+        return Err(unknown("revision", revision, &valid) + " for scenario " + dontcache_accounting::NAME);
+    };
+    use AccOp::*;
+    let mut threads = vec![
+        vec![Dirty(0), Lookup(0), Writeback(0)],
+        vec![Dirty(1), Split, Writeback(4)],
+        vec![Switch],
+        vec![Dirty(2), Lookup(2)],
+    ];
+    if tier == Tier::Deep {
+        threads.push(vec![Truncate(0)]);
+    }
+    let names = ["t0", "t1", "switcher", "t3", "truncate"];
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    let placement = "one CPU (the oracle's calls are atomic)".to_string();
+    interleavings(&threads, &mut |seq| {
+        outcome.executions += 1;
+        let mut reference = RefAccounting::new(rev);
+        let mut core = CoreAccounting::new(core_rev);
+        let mut steps = Vec::with_capacity(seq.len());
+        for (i, &(t, op)) in seq.iter().enumerate() {
+            reference.apply(op);
+            steps.push(Step {
+                thread: names[t].into(),
+                function: accounting_function(op).into(),
+                detail: format!("{op:?}: counters {:?}", reference.counter),
+            });
+            core.apply(op);
+            let got = core.snapshot(&reference);
+            if got != reference {
+                outcome.keep_first(Counterexample {
+                    property: ORACLE_DIVERGENCE,
+                    message: format!(
+                        "step {}: wb-core's state {got:?} differs from the reference's {reference:?}",
+                        i + 1
+                    ),
+                    placement: placement.clone(),
+                    steps: steps.clone(),
+                    replay: None,
+                });
+                return;
+            }
+        }
+        if let Some(message) = reference.counter_exact() {
+            outcome.keep_first(Counterexample {
+                property: dontcache_accounting::COUNTER_EXACT,
+                message,
+                placement: placement.clone(),
+                steps,
+                replay: None,
+            });
+        }
+    });
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("threads".into(), threads.len() as u64)];
+    Ok(outcome)
+}
+
+fn accounting_function(op: AccOp) -> &'static str {
+    match op {
+        AccOp::Dirty(_) => "filemap_dirty_folio",
+        AccOp::Writeback(_) => "folio_clear_dirty_for_io",
+        AccOp::Truncate(_) => "truncate_inode_folio",
+        AccOp::Lookup(_) => "__filemap_get_folio_mpol",
+        AccOp::Switch => "inode_do_switch_wbs",
+        AccOp::Split => "__split_folio_to_order",
+    }
 }
 
 fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Step {

@@ -9,6 +9,7 @@ use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::filemap::{__filemap_get_folio_mpol, folio_end_dropbehind, truncate_inode_folio};
 use wb_core::folio::Folio;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
+use wb_core::huge_memory::__split_folio_to_order;
 use wb_core::inode::Inode;
 use wb_core::page_writeback::{
     __folio_end_writeback, __folio_start_writeback, filemap_dirty_folio, folio_clear_dirty_for_io,
@@ -24,9 +25,10 @@ pub const COUNTER_EXACT: &str = "counter-exact";
 const PROPERTIES: &[&str] = &[COUNTER_EXACT];
 
 /// The folios of the model as (inode, slot in the inode, pages): inode 0 (can write back, on
-/// wb1) holds folio 0 (1 page) and folio 1 (2 pages); inode 1 (a mapping that cannot write back,
-/// on the root wb) holds folio 2.
-pub const FOLIOS: [(usize, usize, u32); 3] = [(0, 0, 1), (0, 1, 2), (1, 0, 1)];
+/// wb1) holds folio 0 (1 page) and folio 1 (2 pages), and folios 3 and 4 (1 page each), which
+/// are not in the page cache until folio 1 is split into them; inode 1 (a mapping that cannot
+/// write back, on the root wb) holds folio 2.
+pub const FOLIOS: [(usize, usize, u32); 5] = [(0, 0, 1), (0, 1, 2), (1, 0, 1), (0, 2, 1), (0, 3, 1)];
 
 /// One thread's kernel call sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,6 +51,10 @@ pub enum Role {
     Redirty(usize),
     /// The cgroup wb switch of inode 0 from wb1 to wb2.
     Switch,
+    /// `__split_folio_to_order` of folio 1 into folios 3 and 4, folio locked. It runs with the
+    /// folio's refcount frozen, so no lookup holds it meanwhile: the oracle and the proptest
+    /// comparison run it; the concurrent mixes do not.
+    Split,
 }
 
 impl Role {
@@ -62,6 +68,7 @@ impl Role {
             Role::LockedLookup(f) => format!("locked-lookup(f{f})"),
             Role::Redirty(f) => format!("redirty(f{f})"),
             Role::Switch => "switcher".into(),
+            Role::Split => "split(f1)".into(),
         }
     }
 }
@@ -175,6 +182,14 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
                 inode_switch_wbs_work_fn(ctx, &inodes[0], 2);
             }
         }
+        Role::Split => {
+            let inode = &inodes[0];
+            let (large, head, tail) = (&inode.folios[1], &inode.folios[2], &inode.folios[3]);
+            let _locked = large.lock();
+            if large.in_page_cache() {
+                __split_folio_to_order(ctx, inode, large, &[head, tail], inode.bdi.rev.split_copies_dropbehind);
+            }
+        }
     }
 }
 
@@ -212,7 +227,12 @@ pub fn build<P: Platform>(
     setup: &Ctx<P>,
 ) -> (Arc<Bdi<P>>, Vec<Arc<Inode<P>>>) {
     let bdi = Arc::new(Bdi::<P>::new(2, nr_cpus, batch, max_tasks).with_accounting(rev));
-    let folios0 = vec![Arc::new(Folio::new(0, FOLIOS[0].2, true)), Arc::new(Folio::new(1, FOLIOS[1].2, true))];
+    let folios0 = vec![
+        Arc::new(Folio::new(0, FOLIOS[0].2, true)),
+        Arc::new(Folio::new(1, FOLIOS[1].2, true)),
+        Arc::new(Folio::detached(3, FOLIOS[3].2)),
+        Arc::new(Folio::detached(4, FOLIOS[4].2)),
+    ];
     let inode0 = Arc::new(Inode::new(0, bdi.clone(), 1, true, folios0));
     wb_get(setup, bdi.wb(1)); // inode 0's association reference
     let inode1 = Arc::new(Inode::new(1, bdi.clone(), 0, false, vec![Arc::new(Folio::new(2, FOLIOS[2].2, true))]));
@@ -310,8 +330,10 @@ fn expected(rev: AccountingRevision) -> [&'static [&'static str]; 4] {
             [F, F, F, F]
         }
         AccountingRevision::V6SplitDropsFlag => [F, F, F, F],
-        AccountingRevision::V7PartialFlagSnapshot => [F, F, F, P],
-        AccountingRevision::V7PartialSnapshotInSection => [F, F, F, P],
+        // The races a partial fix leaves need a switch inside another thread's narrow window:
+        // uniformly random schedules do not produce one in 10,000 executions (see the header).
+        AccountingRevision::V7PartialFlagSnapshot => [F, F, P, P],
+        AccountingRevision::V7PartialSnapshotInSection => [F, F, P, P],
         AccountingRevision::V7FixCountedBit => [P, P, P, P],
     }
 }

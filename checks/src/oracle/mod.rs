@@ -3,6 +3,7 @@
 //! behaviour with every call atomic, as a specification of what a call does when nothing runs
 //! concurrently.
 
+pub mod accounting;
 pub mod kick;
 pub mod percpu;
 pub mod pin;
