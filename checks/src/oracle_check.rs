@@ -7,15 +7,22 @@
 use crate::differential::{CoreAccounting, CoreKick, CorePin};
 use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
+use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
+use std::sync::Arc;
 use std::time::Instant;
-use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
+use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::percpu::PercpuCounter;
+use wb_core::revision::{AccountingRevision, KickRevision, PercpuRevision, PinRevision};
+use wb_core::sync::Std;
 use wb_core::trace::Step;
+use wb_core::trace::Trace;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_accounting;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
 use wb_models::outcome::{Counterexample, Outcome};
+use wb_models::percpu_counter;
 use wb_models::scenario::unknown;
 use wb_models::wb_pin;
 
@@ -226,6 +233,7 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
         dontcache_kick::NAME => check_kick(revision, tier),
         wb_pin::NAME => check_pin(revision, tier),
         dontcache_accounting::NAME => check_accounting(revision, tier),
+        percpu_counter::NAME => check_percpu(revision),
         other => Err(format!("scenario '{other}' has no oracle")),
     }
 }
@@ -346,6 +354,110 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
     });
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![("threads".into(), threads.len() as u64)];
+    Ok(outcome)
+}
+
+/// Run the oracle checker on `percpu-counter`: every interleaving of the two adders' adds (each
+/// add on either CPU: a task may run each call on another CPU) and the reader's read, sum, read,
+/// each call atomic, on the reference
+/// counter, cross-checked against wb-core's `PercpuCounter` on the std platform.
+pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
+    let Some(rev) = PercpuRevision::from_name(revision) else {
+        return Err(unknown("revision", revision, &PercpuRevision::ALL.map(|r| r.name()))
+            + " for scenario "
+            + percpu_counter::NAME);
+    };
+    #[derive(Clone, Copy)]
+    enum Op {
+        Add(i64, usize),
+        Read,
+        Sum,
+    }
+    let (nr_cpus, batch) = (percpu_counter::NR_CPUS, percpu_counter::BATCH);
+    let total: i64 = 2 * percpu_counter::ADDS.iter().sum::<i64>();
+    let bound = nr_cpus as i64 * i64::from(batch - 1);
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    let n = percpu_counter::ADDS.len();
+    for cpus in placements(2 * n, nr_cpus) {
+        let adds = |a: usize| -> Vec<Op> {
+            percpu_counter::ADDS.iter().enumerate().map(|(i, &x)| Op::Add(x, cpus[a * n + i])).collect()
+        };
+        let threads = vec![adds(0), adds(1), vec![Op::Read, Op::Sum, Op::Read]];
+        let placement = format!("the adds on cpus {cpus:?}");
+        interleavings(&threads, &mut |seq| {
+            outcome.executions += 1;
+            let mut reference = RefPercpu::new(nr_cpus, i64::from(batch));
+            let core = PercpuCounter::<Std>::new(nr_cpus).with_revision(rev);
+            let trace = Arc::new(Trace::disabled());
+            let ctxs: Vec<Ctx<Std>> = (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "cpu", CpuPlan::Fixed(c))).collect();
+            let mut steps = Vec::new();
+            let mut found = Vec::new();
+            for &(t, op) in seq {
+                let thread = ["adder0", "adder1", "reader"][t].to_string();
+                let (function, detail, diverged) = match op {
+                    Op::Add(a, cpu) => {
+                        reference.add(cpu, a);
+                        core.add_batch(&ctxs[cpu], a, batch);
+                        ("percpu_counter_add_batch", format!("+{a} on cpu{cpu}"), false)
+                    }
+                    Op::Read => {
+                        let (want, got) = (reference.read(), core.read());
+                        let e = reference.sum();
+                        if (want - e).abs() > bound {
+                            found.push((percpu_counter::READ_ERROR_BOUND, format!("read {want}, true value {e}")));
+                        }
+                        ("percpu_counter_read", format!("= {want}"), want != got)
+                    }
+                    Op::Sum => {
+                        let want = if rev == PercpuRevision::SumAsRead { reference.read() } else { reference.sum() };
+                        let got = core.sum(&ctxs[0]);
+                        ("percpu_counter_sum", format!("= {want}"), want != got)
+                    }
+                };
+                steps.push(Step {
+                    thread,
+                    function: function.into(),
+                    detail: format!("{detail}: count {} slots {:?}", reference.count, reference.slots),
+                });
+                if diverged || (core.read(), core.raw_slots()) != (reference.count, reference.slots.clone()) {
+                    outcome.keep_first(Counterexample {
+                        property: ORACLE_DIVERGENCE,
+                        message: format!(
+                            "wb-core's counter (count {}, slots {:?}) differs from the reference's",
+                            core.read(),
+                            core.raw_slots()
+                        ),
+                        placement: placement.clone(),
+                        steps: steps.clone(),
+                        replay: None,
+                    });
+                    return;
+                }
+            }
+            let sum = if rev == PercpuRevision::SumAsRead { reference.read() } else { reference.sum() };
+            if sum != total {
+                found.push((
+                    percpu_counter::QUIESCENT_EXACT,
+                    format!("percpu_counter_sum = {sum} at the end; the adds total {total}"),
+                ));
+            }
+            if reference.sum() != total {
+                found.push((percpu_counter::NO_LOST_UPDATE, format!("count + slots = {} at the end", reference.sum())));
+            }
+            for (property, message) in found {
+                outcome.keep_first(Counterexample {
+                    property,
+                    message,
+                    placement: placement.clone(),
+                    steps: steps.clone(),
+                    replay: None,
+                });
+            }
+        });
+    }
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("cpus".into(), nr_cpus as u64), ("batch".into(), batch as u64)];
     Ok(outcome)
 }
 

@@ -10,6 +10,7 @@
 //! `percpu_counter_read` on 32-bit. Slots are `i32` (the kernel's s32), `count` is `i64`.
 
 use crate::ctx::Ctx;
+use crate::revision::PercpuRevision;
 use crate::sync::{Atomic, Ordering::Relaxed, Platform, SpinLock};
 use crossbeam_utils::CachePadded;
 
@@ -20,6 +21,8 @@ pub struct PercpuCounter<P: Platform> {
     count: P::AtomicI64,
     /// `fbc->counters`: one slot per possible CPU.
     slots: Box<[CachePadded<P::AtomicI32>]>,
+    /// [`PercpuRevision::Kernel`] except in the percpu-counter scenario's mutants.
+    rev: PercpuRevision,
 }
 
 const SUM_TEMPLATES: [&str; 4] = [
@@ -37,7 +40,13 @@ impl<P: Platform> PercpuCounter<P> {
             lock: SpinLock::new(()),
             count: P::AtomicI64::new(0),
             slots: (0..nr_cpus).map(|_| CachePadded::new(P::AtomicI32::new(0))).collect(),
+            rev: PercpuRevision::Kernel,
         }
+    }
+
+    /// The same counter running a mutant of lib/percpu_counter.c.
+    pub fn with_revision(self, rev: PercpuRevision) -> Self {
+        PercpuCounter { rev, ..self }
     }
 
     pub fn nr_cpus(&self) -> usize {
@@ -59,7 +68,8 @@ impl<P: Platform> PercpuCounter<P> {
         loop {
             if (seen + amount).abs() >= i64::from(batch) {
                 // Slow path: raw_spin_lock_irqsave; the task cannot migrate with IRQs off.
-                let _irqsave = self.lock.lock();
+                let _irqsave = (self.rev != PercpuRevision::UnlockedFold)
+                    .then(|| self.lock.lock_irqsave(ctx, "percpu_counter_add_batch: raw_spin_unlock_irqrestore"));
                 cpu = ctx.cpu();
                 let slot = i64::from(self.slots[cpu].load(Relaxed));
                 let old = self.count.load(Relaxed);
@@ -107,8 +117,12 @@ impl<P: Platform> PercpuCounter<P> {
 
     /// `__percpu_counter_sum()`: under the lock, count plus every slot read Relaxed.
     pub fn sum(&self, ctx: &Ctx<P>) -> i64 {
-        let _irqsave = self.lock.lock();
+        let _irqsave = self.lock.lock_irqsave(ctx, "percpu_counter_sum: raw_spin_unlock_irqrestore");
         let count = self.count.load(Relaxed);
+        if self.rev == PercpuRevision::SumAsRead {
+            ctx.event("percpu_counter_sum", "(mutant) count {} only", &[count]);
+            return count;
+        }
         let mut args = [0i64; 6];
         args[0] = count;
         let mut total = count;

@@ -405,3 +405,40 @@ impl AccountingRevision {
         }
     }
 }
+
+/// The revisions of `percpu_counter` itself (scenario `percpu-counter`): the kernel's code and
+/// two mutants that show what its properties rest on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PercpuRevision {
+    /// lib/percpu_counter.c as in 6.12 (the cmpxchg variant).
+    Kernel,
+    /// Mutant: the slow path folds into `count` without taking `fbc->lock`.
+    UnlockedFold,
+    /// Mutant: `__percpu_counter_sum` returns the global count only.
+    SumAsRead,
+}
+
+impl PercpuRevision {
+    pub const ALL: [PercpuRevision; 3] =
+        [PercpuRevision::Kernel, PercpuRevision::UnlockedFold, PercpuRevision::SumAsRead];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PercpuRevision::Kernel => "kernel",
+            PercpuRevision::UnlockedFold => "unlocked-fold",
+            PercpuRevision::SumAsRead => "sum-as-read",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            PercpuRevision::Kernel => "lib/percpu_counter.c (6.12, cmpxchg fast path, locked fold)",
+            PercpuRevision::UnlockedFold => "mutant: the fold into the global count without fbc->lock",
+            PercpuRevision::SumAsRead => "mutant: percpu_counter_sum returns only the global count",
+        }
+    }
+}

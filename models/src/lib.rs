@@ -7,5 +7,6 @@ pub mod dontcache_kick;
 pub mod harness;
 pub mod outcome;
 pub mod panic;
+pub mod percpu_counter;
 pub mod scenario;
 pub mod wb_pin;

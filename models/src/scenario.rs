@@ -62,6 +62,7 @@ pub fn scenarios() -> Vec<&'static dyn Scenario> {
         &crate::dontcache_kick::DontcacheKick,
         &crate::wb_pin::WbPin,
         &crate::dontcache_accounting::DontcacheAccounting,
+        &crate::percpu_counter::PercpuCounterScenario,
     ]
 }
 

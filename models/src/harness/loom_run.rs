@@ -14,7 +14,7 @@ use wb_core::sync::Loom;
 /// had finished).
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let capture = Capture::start();
-    let shared = Collector::new(model.properties().len());
+    let shared = Collector::new(model.loom_property_count());
     let start = Instant::now();
     let mut bounded = false;
     let runs: Vec<(M, Vec<CpuPlan>)> = model

@@ -19,6 +19,12 @@ pub trait Model: Clone + Send + Sync + 'static {
     /// The properties `execute` checks; a run stops early once all are violated.
     fn properties(&self) -> &'static [&'static str];
 
+    /// How many of them `execute` checks under loom (fewer where a property is only meaningful
+    /// in sequentially consistent executions); the loom search stops once that many fail.
+    fn loom_property_count(&self) -> usize {
+        self.properties().len()
+    }
+
     /// One execution: set up, spawn the threads (placed per `plans`), join, check the
     /// properties at quiescence. Returns every violated property with what was observed.
     /// Must assert nothing: violations are values.

@@ -1,0 +1,193 @@
+#![doc = include_str!("percpu_counter.md")]
+
+use crate::bounds::Bounds;
+use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::outcome::{Checker, Outcome, Violation};
+use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use std::sync::atomic::{AtomicI64, Ordering as Ghost};
+use std::sync::{Arc, Mutex};
+use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::percpu::PercpuCounter;
+use wb_core::revision::PercpuRevision;
+use wb_core::sync::Platform;
+use wb_core::trace::Trace;
+
+pub const NAME: &str = "percpu-counter";
+pub const QUIESCENT_EXACT: &str = "quiescent-exact";
+pub const READ_ERROR_BOUND: &str = "read-error-bound";
+pub const NO_LOST_UPDATE: &str = "no-lost-update";
+const PROPERTIES: &[&str] = &[QUIESCENT_EXACT, READ_ERROR_BOUND, NO_LOST_UPDATE];
+
+pub const NR_CPUS: usize = 2;
+pub const BATCH: i32 = 4;
+pub const ADDS: [i64; 2] = [3, 3];
+
+#[derive(Debug, Clone, Copy)]
+pub struct PercpuModel {
+    pub revision: PercpuRevision,
+}
+
+impl Model for PercpuModel {
+    fn properties(&self) -> &'static [&'static str] {
+        PROPERTIES
+    }
+
+    fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
+        let counter = Arc::new(PercpuCounter::<P>::new(NR_CPUS).with_revision(self.revision));
+        // Ghost: adds begun and completed (all positive), and what each read saw.
+        let begun = Arc::new(AtomicI64::new(0));
+        let completed = Arc::new(AtomicI64::new(0));
+        let reads = Arc::new(Mutex::new(Vec::new()));
+        let mut handles = Vec::new();
+        for (a, &plan) in plans.iter().enumerate().take(2) {
+            let (counter, trace, begun, completed) = (counter.clone(), trace.clone(), begun.clone(), completed.clone());
+            handles.push(P::spawn(move || {
+                let ctx = Ctx::<P>::new(trace, ["adder0", "adder1"][a], plan);
+                for amount in ADDS {
+                    begun.fetch_add(amount, Ghost::Relaxed);
+                    counter.add_batch(&ctx, amount, BATCH);
+                    completed.fetch_add(amount, Ghost::Relaxed);
+                }
+            }));
+        }
+        {
+            let (counter, trace, begun, completed, reads) =
+                (counter.clone(), trace.clone(), begun.clone(), completed.clone(), reads.clone());
+            let plan = plans[2];
+            handles.push(P::spawn(move || {
+                let ctx = Ctx::<P>::new(trace, "reader", plan);
+                let read = |ctx: &Ctx<P>| {
+                    let low = completed.load(Ghost::Relaxed);
+                    let r = counter.read();
+                    ctx.event("percpu_counter_read", "count = {}", &[r]);
+                    let high = begun.load(Ghost::Relaxed);
+                    reads.lock().unwrap_or_else(|e| e.into_inner()).push((low, r, high));
+                };
+                read(&ctx);
+                counter.sum(&ctx);
+                read(&ctx);
+            }));
+        }
+        handles.into_iter().for_each(P::join);
+
+        let total: i64 = 2 * ADDS.iter().sum::<i64>();
+        let mut v = Vec::new();
+        let main = Ctx::<P>::new(trace.clone(), "main", CpuPlan::Fixed(0));
+        let sum = counter.sum(&main);
+        if sum != total {
+            v.push(Violation {
+                property: QUIESCENT_EXACT,
+                message: format!("percpu_counter_sum = {sum} at the end; the adds total {total}"),
+            });
+        }
+        let raw = counter.raw_total();
+        if raw != total {
+            v.push(Violation {
+                property: NO_LOST_UPDATE,
+                message: format!("count + slots = {raw} at the end; the adds total {total}: an update was lost"),
+            });
+        }
+        if P::NAME != "loom" {
+            let bound = NR_CPUS as i64 * i64::from(BATCH - 1);
+            for &(low, r, high) in reads.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                if r < low - bound || r > high + bound {
+                    v.push(Violation {
+                        property: READ_ERROR_BOUND,
+                        message: format!("percpu_counter_read returned {r}, outside [{low} - {bound}, {high} + {bound}] (adds completed before it began, begun before it returned)"),
+                    });
+                    break;
+                }
+            }
+        }
+        v
+    }
+
+    fn loom_property_count(&self) -> usize {
+        PROPERTIES.len() - 1 // read-error-bound is not checked under loom (see the header)
+    }
+
+    fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
+        let reader = CpuPlan::Fixed(0);
+        vec![
+            vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1), reader],
+            vec![CpuPlan::Fixed(0), CpuPlan::Fixed(0), reader],
+            vec![CpuPlan::Migrate { from: 0, to: 1 }, CpuPlan::Fixed(1), reader],
+        ]
+    }
+
+    fn shuttle_placement(&self) -> Vec<CpuPlan> {
+        let drawn = CpuPlan::Drawn { nr_cpus: NR_CPUS };
+        vec![drawn, drawn, CpuPlan::Fixed(0)]
+    }
+
+    fn placement_label(&self, plans: &[CpuPlan]) -> String {
+        format!("adder0 {}, adder1 {}, reader {}", plans[0].describe(), plans[1].describe(), plans[2].describe())
+    }
+
+    fn size(&self) -> Vec<(String, u64)> {
+        vec![
+            ("adders".into(), 2),
+            ("adds_per_adder".into(), ADDS.len() as u64),
+            ("cpus".into(), NR_CPUS as u64),
+            ("batch".into(), BATCH as u64),
+        ]
+    }
+}
+
+pub struct PercpuCounterScenario;
+
+fn expected(rev: PercpuRevision) -> [&'static [&'static str]; 4] {
+    const LOST: &[&str] = &[QUIESCENT_EXACT, NO_LOST_UPDATE];
+    const SUM: &[&str] = &[QUIESCENT_EXACT];
+    const P: &[&str] = &[];
+    match rev {
+        PercpuRevision::Kernel => [P, P, P, P],
+        PercpuRevision::UnlockedFold => [LOST, LOST, LOST, P],
+        PercpuRevision::SumAsRead => [SUM, SUM, SUM, SUM],
+    }
+}
+
+impl PercpuCounterScenario {
+    fn revision(name: &str) -> Result<PercpuRevision, String> {
+        PercpuRevision::from_name(name).ok_or_else(|| {
+            unknown("revision", name, &PercpuRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
+        })
+    }
+}
+
+impl Scenario for PercpuCounterScenario {
+    fn info(&self) -> ScenarioInfo {
+        ScenarioInfo {
+            name: NAME,
+            summary: "lib/percpu_counter.c under concurrent adds, reads and sums",
+            header: include_str!("percpu_counter.md"),
+            properties: &[
+                (QUIESCENT_EXACT, "at quiescence percpu_counter_sum returns the total of the adds"),
+                (READ_ERROR_BOUND, "every percpu_counter_read is within nr_cpus * (batch - 1) of a value the adds in flight allow (SC checkers)"),
+                (NO_LOST_UPDATE, "at quiescence count + slots equals the total of the adds"),
+            ],
+            revisions: PercpuRevision::ALL.iter().map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) }).collect(),
+        }
+    }
+
+    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
+        let model = PercpuModel { revision: Self::revision(revision)? };
+        match checker {
+            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
+            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
+            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
+            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
+        }
+    }
+
+    fn replay(&self, revision: &str, checker: Checker, replay: &str, _bounds: &Bounds) -> Result<Replayed, String> {
+        let model = PercpuModel { revision: Self::revision(revision)? };
+        match checker {
+            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, replay),
+            _ => Err(format!(
+                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
+                checker.name()
+            )),
+        }
+    }
+}
