@@ -6,13 +6,14 @@
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use std::sync::Arc;
-use wb_checks::differential::{CoreKick, CorePin};
+use wb_checks::differential::{CoreAccounting, CoreKick, CorePin};
+use wb_checks::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use wb_checks::oracle::kick::{budget_of, KickOp, RefKick};
 use wb_checks::oracle::percpu::RefPercpu;
 use wb_checks::oracle::pin::{pin_revision, PinOp, RefPin};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::percpu::PercpuCounter;
-use wb_core::revision::{KickRevision, PinRevision};
+use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 
@@ -198,4 +199,68 @@ prop_state_machine! {
     fn wb_pin_fix_core_matches_reference(sequential 1..40 => CorePinFix);
     #[test]
     fn wb_pin_v5_core_matches_reference(sequential 1..40 => CorePinV5);
+}
+
+/// dontcache-accounting: random sequences of dirtying, writeback, truncation, lookups, the switch
+/// and the split, core against the reference, in 64-bit and 32-bit arithmetic.
+macro_rules! accounting_machine {
+    ($reference:ident, $test:ident, $revision:expr) => {
+        struct $reference;
+        impl ReferenceStateMachine for $reference {
+            type State = RefAccounting;
+            type Transition = AccOp;
+            fn init_state() -> BoxedStrategy<RefAccounting> {
+                Just(RefAccounting::new(ref_revision($revision).unwrap())).boxed()
+            }
+            fn transitions(_: &RefAccounting) -> BoxedStrategy<AccOp> {
+                let folio = 0..5usize;
+                prop_oneof![
+                    3 => folio.clone().prop_map(AccOp::Dirty),
+                    2 => folio.clone().prop_map(AccOp::Writeback),
+                    1 => folio.clone().prop_map(AccOp::Truncate),
+                    3 => folio.prop_map(AccOp::Lookup),
+                    1 => Just(AccOp::Switch),
+                    1 => Just(AccOp::Split),
+                ]
+                .boxed()
+            }
+            fn apply(mut state: RefAccounting, op: &AccOp) -> RefAccounting {
+                state.apply(*op);
+                state
+            }
+        }
+        struct $test;
+        impl StateMachineTest for $test {
+            type SystemUnderTest = CoreAccounting;
+            type Reference = $reference;
+            fn init_test(_: &RefAccounting) -> CoreAccounting {
+                CoreAccounting::new(AccountingRevision::from_name($revision).unwrap())
+            }
+            fn apply(mut core: CoreAccounting, reference: &RefAccounting, op: AccOp) -> CoreAccounting {
+                core.apply(op);
+                assert_eq!(core.snapshot(reference), *reference, "after {op:?}");
+                core
+            }
+        }
+    };
+}
+
+accounting_machine!(RefAccV7, CoreAccV7, "v7");
+accounting_machine!(RefAccNeg32, CoreAccNeg32, "v6-u32-negate-32bit");
+accounting_machine!(RefAccNeg64, CoreAccNeg64, "v6-u32-negate-64bit");
+accounting_machine!(RefAccSplit, CoreAccSplit, "v6-split-drops-flag");
+accounting_machine!(RefAccFix, CoreAccFix, "v7-fix-counted-bit");
+
+prop_state_machine! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn accounting_v7_core_matches_reference(sequential 1..50 => CoreAccV7);
+    #[test]
+    fn accounting_32bit_negation_core_matches_reference(sequential 1..50 => CoreAccNeg32);
+    #[test]
+    fn accounting_64bit_negation_core_matches_reference(sequential 1..50 => CoreAccNeg64);
+    #[test]
+    fn accounting_split_drops_flag_core_matches_reference(sequential 1..50 => CoreAccSplit);
+    #[test]
+    fn accounting_fix_core_matches_reference(sequential 1..50 => CoreAccFix);
 }

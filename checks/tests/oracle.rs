@@ -90,3 +90,49 @@ mod wb_pin {
         assert_eq!(violated("put-before-wakeup"), BTreeSet::from(["lost-wakeup"]));
     }
 }
+
+mod dontcache_accounting {
+    use wb_checks::oracle_check::{check_accounting, ORACLE_DIVERGENCE};
+    use wb_models::bounds::Tier;
+
+    fn fails(revision: &str) -> bool {
+        let o = check_accounting(revision, Tier::Quick).unwrap();
+        assert!(o.executions > 1000);
+        assert!(!o.violated().contains(ORACLE_DIVERGENCE), "{revision}: {:#?}", o.counterexample(ORACLE_DIVERGENCE));
+        !o.violated().is_empty()
+    }
+
+    #[test]
+    fn sequential_defects_fail_under_the_oracle() {
+        for r in ["v5-no-guard", "v6-no-switch-transfer", "v6-split-drops-flag", "v6-u32-negate-32bit"] {
+            assert!(fails(r), "{r}");
+        }
+    }
+
+    #[test]
+    fn v7_its_races_and_the_64bit_negation_pass_sequentially() {
+        for r in [
+            "v7",
+            "v5-double-dec",
+            "v6-u32-negate-64bit",
+            "v7-partial-flag-snapshot",
+            "v7-partial-snapshot-in-section",
+            "v7-fix-counted-bit",
+        ] {
+            assert!(!fails(r), "{r}");
+        }
+    }
+}
+
+mod percpu_counter {
+    use wb_checks::oracle_check::{check_percpu, ORACLE_DIVERGENCE};
+
+    #[test]
+    fn verdicts() {
+        for (r, fails) in [("kernel", false), ("unlocked-fold", false), ("sum-as-read", true)] {
+            let o = check_percpu(r).unwrap();
+            assert!(!o.violated().contains(ORACLE_DIVERGENCE));
+            assert_eq!(!o.violated().is_empty(), fails, "{r}");
+        }
+    }
+}

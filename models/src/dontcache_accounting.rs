@@ -85,7 +85,7 @@ impl Mix {
         Mix { roles: roles.to_vec(), dirty_at_start: dirty_at_start.to_vec() }
     }
 
-    fn label(&self) -> String {
+    pub fn label(&self) -> String {
         let roles: Vec<String> = self.roles.iter().map(|r| r.name()).collect();
         format!("{} (dirty at start: {:?})", roles.join(" + "), self.dirty_at_start)
     }
@@ -138,6 +138,13 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
         let (i, slot, _) = FOLIOS[f];
         (&inodes[i], inodes[i].folios[slot].clone())
     };
+    // A dirtier reaches the folio through the page cache (the write path's lookup, a mapping):
+    // none reaches one that is not there.
+    if let Role::WriteDirty(f) | Role::PtlDirty(f) | Role::Redirty(f) = role {
+        if !folio(f).1.in_page_cache() {
+            return;
+        }
+    }
     match role {
         Role::WriteDirty(f) => {
             let (inode, folio) = folio(f);
@@ -330,9 +337,11 @@ fn expected(rev: AccountingRevision) -> [&'static [&'static str]; 4] {
             [F, F, F, F]
         }
         AccountingRevision::V6SplitDropsFlag => [F, F, F, F],
-        // The races a partial fix leaves need a switch inside another thread's narrow window:
-        // uniformly random schedules do not produce one in 10,000 executions (see the header).
-        AccountingRevision::V7PartialFlagSnapshot => [F, F, P, P],
+        // The races a partial fix leaves need a switch inside another thread's narrow window.
+        // Uniformly random schedules hit flag-snapshot's (a lookup across a switch) about once
+        // in 20,000 executions (seed 1: at 9,947) and snapshot-in-section's (the three-way race)
+        // not in 150,000 (see the header): the random verdicts depend on the seed.
+        AccountingRevision::V7PartialFlagSnapshot => [F, F, F, P],
         AccountingRevision::V7PartialSnapshotInSection => [F, F, P, P],
         AccountingRevision::V7FixCountedBit => [P, P, P, P],
     }
