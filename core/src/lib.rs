@@ -5,6 +5,7 @@
 //! kernel function and patch revision it follows. The kernel-to-Rust mapping of primitives is
 //! in [`sync`].
 
+pub mod bdev;
 pub mod bitops;
 pub mod ctx;
 pub mod dontcache;
@@ -13,6 +14,7 @@ pub mod folio;
 pub mod fs_writeback;
 pub mod huge_memory;
 pub mod inode;
+pub mod memcg;
 pub mod page_writeback;
 pub mod percpu;
 pub mod rcu;

@@ -1,6 +1,7 @@
 //! wb-models: scenarios (thread programs + properties + expected verdicts) over wb-core, and the
 //! loom and shuttle harnesses that check them.
 
+pub mod bdev_slots;
 pub mod bounds;
 pub mod dontcache_accounting;
 pub mod dontcache_kick;

@@ -63,6 +63,7 @@ pub fn scenarios() -> Vec<&'static dyn Scenario> {
         &crate::wb_pin::WbPin,
         &crate::dontcache_accounting::DontcacheAccounting,
         &crate::percpu_counter::PercpuCounterScenario,
+        &crate::bdev_slots::BdevSlots,
     ]
 }
 

@@ -1,0 +1,272 @@
+//! memcg foreign-writeback tracking (mm/memcontrol.c; kernel-reference.md §8): the baseline
+//! table `memcg->cgwb_frn[]` of (bdi id, memcg id) records, and the bounded per-memcg set of bdev
+//! device numbers of seed 001 (v6). We have seed 001's cover letter, not its code: the bdev table
+//! below is a reconstruction with the baseline table's lockless discipline ("best effort", no
+//! references), and its in-flight counter per slot is our assumption, modelled on `done.cnt`.
+//!
+//! Both tables are arrays of slots whose fields are individually atomic words updated with plain
+//! (Relaxed) loads and stores, as `READ_ONCE`-free C fields would be: a record is several stores,
+//! so concurrent trackers and flushers can interleave inside one.
+
+use crate::ctx::Ctx;
+use crate::sync::{Atomic, Ordering::Relaxed, Platform, SpinLock};
+use std::sync::atomic::{AtomicU64, Ordering as Ghost};
+
+/// Detected when a record overwrites a slot whose flush is in flight (`done.cnt > 1`).
+pub const NO_INFLIGHT_OVERWRITE: &str = "no-inflight-overwrite";
+/// Detected when a replacement's victim was not the strictly oldest eligible slot.
+pub const OLDEST_REPLACED: &str = "oldest-replaced";
+/// Detected when `done.cnt` leaves [1, 1 + flushers].
+pub const INFLIGHT_BOUND: &str = "inflight-bound";
+
+/// Which code a table runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SlotRevision {
+    /// Seed 001 v6 (reconstruction): the baseline's scan, replace-oldest-idle, lazy refresh.
+    V6,
+    /// Reconstruction of v5 ("Fix repeated overwriting of slot 0"): the scan never moves its
+    /// victim off slot 0, so every new record overwrites slot 0.
+    V5Slot0,
+    /// Mutant: replacement ignores whether the slot has a flush in flight.
+    NoInflightGuard,
+    /// Our tear-free design: one table lock around each record, each flush decision and each
+    /// flush completion.
+    Packed,
+}
+
+impl SlotRevision {
+    pub const ALL: [SlotRevision; 4] =
+        [SlotRevision::V6, SlotRevision::V5Slot0, SlotRevision::NoInflightGuard, SlotRevision::Packed];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotRevision::V6 => "v6",
+            SlotRevision::V5Slot0 => "v5-slot0",
+            SlotRevision::NoInflightGuard => "no-inflight-guard",
+            SlotRevision::Packed => "packed",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            SlotRevision::V6 => {
+                "v6 (reconstruction): lockless scan, replace the strictly oldest idle slot, lazy refresh"
+            }
+            SlotRevision::V5Slot0 => "v5 (v6 changelog, reconstruction): every new record overwrites slot 0",
+            SlotRevision::NoInflightGuard => "mutant: replacement ignores flushes in flight",
+            SlotRevision::Packed => "ours: one table lock around each record and each flush decision",
+        }
+    }
+}
+
+/// A record's identity: `(bdi_id, memcg_id)` in the baseline table, `(dev, 0)` in the bdev table.
+/// `(0, 0)` is an empty slot: bdi ids and device numbers start at 1.
+pub type Key = (i64, i64);
+
+/// One slot: the record's fields, each its own word, and `done.cnt` (1 = nothing in flight).
+pub struct Slot<P: Platform> {
+    key: [P::AtomicI64; 2],
+    at: P::AtomicI64,
+    done: P::AtomicI64,
+    /// Ghost: the record (its key) each field (key0, key1, at) was last written for, for
+    /// `record-integrity`. A refresh of `at` writes for the same record.
+    writers: [AtomicU64; 3],
+}
+
+/// A foreign-writeback table of `K` slots.
+pub struct ForeignTable<P: Platform> {
+    slots: Box<[Slot<P>]>,
+    rev: SlotRevision,
+    /// The lock of [`SlotRevision::Packed`].
+    lock: SpinLock<P, ()>,
+    name: &'static str,
+    /// Ghost: flushers in flight, for the in-flight bound.
+    flushers: AtomicU64,
+}
+
+/// What a record call did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// Found its slot (refreshing `at` or not).
+    Matched(usize),
+    /// Replaced this slot.
+    Replaced(usize),
+    /// No idle slot older than now: dropped.
+    Dropped,
+}
+
+impl<P: Platform> ForeignTable<P> {
+    /// `slots` empty slots (`at` 0, nothing in flight). `name` is `cgwb_frn` or `cgwb_bdev`.
+    pub fn new(slots: usize, rev: SlotRevision, name: &'static str) -> Self {
+        ForeignTable {
+            slots: (0..slots)
+                .map(|_| Slot {
+                    key: [P::AtomicI64::new(0), P::AtomicI64::new(0)],
+                    at: P::AtomicI64::new(0),
+                    done: P::AtomicI64::new(1),
+                    writers: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
+                })
+                .collect(),
+            rev,
+            lock: SpinLock::new(()),
+            name,
+            flushers: AtomicU64::new(0),
+        }
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The slot contents, read directly: (key, at, done.cnt).
+    pub fn contents(&self) -> Vec<(Key, i64, i64)> {
+        self.slots
+            .iter()
+            .map(|s| ((s.key[0].load(Relaxed), s.key[1].load(Relaxed)), s.at.load(Relaxed), s.done.load(Relaxed)))
+            .collect()
+    }
+
+    /// Slots whose fields were last written for different records (a torn record).
+    pub fn torn_slots(&self) -> Vec<usize> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                let w: Vec<u64> = s.writers.iter().map(|w| w.load(Ghost::Relaxed)).collect();
+                w[0] != w[1] || w[0] != w[2]
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// `mem_cgroup_track_foreign_dirty_slowpath()` on this table (baseline, or the bdev branch
+    /// of v6): reuse the slot whose key matches (refreshing `at` only when older than
+    /// `now - update_intv`); else overwrite the slot with the strictly oldest `at` among those
+    /// with nothing in flight; else drop. Plain field loads and stores, no lock (but Packed).
+    pub fn track(&self, ctx: &Ctx<P>, key: Key, now: i64, update_intv: i64) -> Recorded {
+        const F: &str = "mem_cgroup_track_foreign_dirty_slowpath";
+        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        let tag = (key.0 as u64) << 32 | key.1 as u64;
+        let (mut oldest, mut oldest_at) = (None, now);
+        for (i, s) in self.slots.iter().enumerate() {
+            let k = (s.key[0].load(Relaxed), s.key[1].load(Relaxed));
+            if k == key {
+                let at = s.at.load(Relaxed);
+                let refresh = at < now - update_intv;
+                if refresh {
+                    s.at.store(now, Relaxed);
+                    s.writers[2].store(tag, Ghost::Relaxed);
+                }
+                ctx.event(
+                    F,
+                    "track_foreign_dirty: key ({}, {}) matches slot {} (at {}, refreshed {})",
+                    &[key.0, key.1, i as i64, at, refresh as i64],
+                );
+                return Recorded::Matched(i);
+            }
+            let at = s.at.load(Relaxed);
+            let cnt = s.done.load(Relaxed);
+            let eligible = self.rev == SlotRevision::NoInflightGuard || cnt == 1;
+            if at < oldest_at && eligible && (self.rev != SlotRevision::V5Slot0 || oldest.is_none()) {
+                oldest = Some(if self.rev == SlotRevision::V5Slot0 { 0 } else { i });
+                oldest_at = at;
+            }
+        }
+        let Some(victim) = oldest else {
+            ctx.event(
+                F,
+                "track_foreign_dirty: key ({}, {}): every slot busy or as new as now -> dropped",
+                &[key.0, key.1],
+            );
+            return Recorded::Dropped;
+        };
+        let s = &self.slots[victim];
+        // The write: plain stores of each field, the in-flight and age decisions already made.
+        let cnt_now = s.done.load(Relaxed);
+        if cnt_now > 1 {
+            ctx.detect(
+                NO_INFLIGHT_OVERWRITE,
+                F,
+                format!("{}: slot {victim} is overwritten with key ({}, {}) while {} flush(es) of its old record are in flight", self.name, key.0, key.1, cnt_now - 1),
+            );
+        }
+        let victim_at = s.at.load(Relaxed);
+        if let Some(j) = self.slots.iter().enumerate().find_map(|(j, o)| {
+            (j != victim && o.done.load(Relaxed) == 1 && o.at.load(Relaxed) < victim_at).then_some(j)
+        }) {
+            ctx.detect(
+                OLDEST_REPLACED,
+                F,
+                format!(
+                    "{}: slot {victim} (at {victim_at}) is replaced although slot {j} is idle and older now",
+                    self.name
+                ),
+            );
+        }
+        s.key[0].store(key.0, Relaxed);
+        s.writers[0].store(tag, Ghost::Relaxed);
+        s.key[1].store(key.1, Relaxed);
+        s.writers[1].store(tag, Ghost::Relaxed);
+        s.at.store(now, Relaxed);
+        s.writers[2].store(tag, Ghost::Relaxed);
+        ctx.event(
+            F,
+            "track_foreign_dirty: key ({}, {}) replaces slot {} (was at {}) at {}",
+            &[key.0, key.1, victim as i64, oldest_at, now],
+        );
+        Recorded::Replaced(victim)
+    }
+
+    /// `mem_cgroup_flush_foreign()` on this table: for each slot recorded within the last `intv`
+    /// (`at > now - intv`) with nothing in flight, set `at = 0` and queue a flush of its record
+    /// (`done.cnt += 1` before queueing, as `wb_queue_work` does). Returns the queued records with
+    /// their slots; the caller runs them and calls [`ForeignTable::flush_done`].
+    pub fn flush(&self, ctx: &Ctx<P>, now: i64, intv: i64) -> Vec<(usize, Key)> {
+        const F: &str = "mem_cgroup_flush_foreign";
+        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        let mut queued = Vec::new();
+        for (i, s) in self.slots.iter().enumerate() {
+            let at = s.at.load(Relaxed);
+            let cnt = s.done.load(Relaxed);
+            if at > now - intv && at != 0 && cnt == 1 {
+                s.at.store(0, Relaxed);
+                let key = (s.key[0].load(Relaxed), s.key[1].load(Relaxed));
+                let old = s.done.fetch_add(1, Relaxed);
+                let flushers = self.flushers.fetch_add(1, Ghost::Relaxed) + 1;
+                if old + 1 > 1 + flushers as i64 {
+                    ctx.detect(
+                        INFLIGHT_BOUND,
+                        F,
+                        format!("{}: slot {i} has {} flushes in flight with {flushers} flusher(s)", self.name, old),
+                    );
+                }
+                ctx.event(
+                    F,
+                    "flush_foreign: slot {} key ({}, {}) at {} -> 0; done.cnt {} -> {}",
+                    &[i as i64, key.0, key.1, at, old, old + 1],
+                );
+                queued.push((i, key));
+            }
+        }
+        queued
+    }
+
+    /// `finish_writeback_work()`: the queued flush of slot `i` completed (`done.cnt -= 1`).
+    pub fn flush_done(&self, ctx: &Ctx<P>, i: usize) {
+        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        let old = self.slots[i].done.fetch_sub(1, Relaxed);
+        self.flushers.fetch_sub(1, Ghost::Relaxed);
+        if old - 1 < 1 {
+            ctx.detect(
+                INFLIGHT_BOUND,
+                "finish_writeback_work",
+                format!("{}: slot {i} done.cnt dropped below 1 ({old} -> {})", self.name, old - 1),
+            );
+        }
+        ctx.event("finish_writeback_work", "slot {} done.cnt {} -> {}", &[i as i64, old, old - 1]);
+    }
+}
