@@ -9,15 +9,19 @@ use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
 use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
+use crate::oracle::slots::{ref_slot_revision, RefSlots};
 use std::sync::Arc;
 use std::time::Instant;
+use wb_core::bdev::DeviceRegistry;
 use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::memcg::{ForeignTable, SlotRevision};
 use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, KickRevision, PercpuRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Step;
 use wb_core::trace::Trace;
 use wb_core::wb::wb_stat_batch_for;
+use wb_models::bdev_slots;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_accounting;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
@@ -234,6 +238,7 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
         wb_pin::NAME => check_pin(revision, tier),
         dontcache_accounting::NAME => check_accounting(revision, tier),
         percpu_counter::NAME => check_percpu(revision),
+        bdev_slots::NAME => check_slots(revision),
         other => Err(format!("scenario '{other}' has no oracle")),
     }
 }
@@ -459,6 +464,109 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![("cpus".into(), nr_cpus as u64), ("batch".into(), batch as u64)];
     Ok(outcome)
+}
+
+/// Run the oracle checker on `bdev-slots`: every interleaving, at call granularity, of each loom
+/// and shuttle program of the scenario, on the reference table and registry, cross-checked against
+/// wb-core's table and registry after every call.
+pub fn check_slots(revision: &str) -> Result<Outcome, String> {
+    let (Some(rev), Some(core_rev)) = (ref_slot_revision(revision), SlotRevision::from_name(revision)) else {
+        return Err(unknown("revision", revision, &SlotRevision::ALL.map(|r| r.name()))
+            + " for scenario "
+            + bdev_slots::NAME);
+    };
+    use bdev_slots::Call;
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    for program in bdev_slots::loom_programs().into_iter().chain(bdev_slots::shuttle_programs()) {
+        let threads: Vec<Vec<(usize, Call)>> =
+            program.threads.iter().enumerate().map(|(t, (_, calls))| calls.iter().map(|&c| (t, c)).collect()).collect();
+        let placement = format!("{:?} (prefill {:?})", program.threads, program.prefill);
+        interleavings(&threads, &mut |seq| {
+            outcome.executions += 1;
+            let mut reference = RefSlots::new(rev, bdev_slots::CAPACITY, bdev_slots::DEVICES);
+            let trace = Arc::new(Trace::disabled());
+            let ctx = Ctx::<Std>::new(trace, "step", CpuPlan::Fixed(0));
+            let table = ForeignTable::<Std>::new(bdev_slots::CAPACITY, core_rev, "cgwb_bdev");
+            let devices = DeviceRegistry::<Std>::new(bdev_slots::DEVICES);
+            for &(dev, at) in &program.prefill {
+                reference.track(dev as i64, at, bdev_slots::UPDATE_INTV);
+                table.track(&ctx, (dev as i64, 0), at, bdev_slots::UPDATE_INTV);
+            }
+            let mut steps = Vec::new();
+            let (mut ref_queued, mut core_queued) = (vec![Vec::new(); threads.len()], vec![Vec::new(); threads.len()]);
+            for &(_, (t, call)) in seq {
+                match call {
+                    Call::Track { dev, now } => reference.track(dev as i64, now, bdev_slots::UPDATE_INTV),
+                    Call::Flush { now } => ref_queued[t].extend(reference.flush(now, bdev_slots::EXPIRE_INTV)),
+                    Call::Work => {
+                        for (slot, dev) in std::mem::take(&mut ref_queued[t]) {
+                            reference.flush_by_dev(dev);
+                            reference.flush_done(slot);
+                        }
+                    }
+                    Call::Close { dev } => reference.close(dev as i64),
+                    Call::Reuse { dev } => reference.reuse(dev as i64),
+                }
+                bdev_slots::run_call(&ctx, call, &mut core_queued[t], &table, &devices);
+                steps.push(Step {
+                    thread: program.threads[t].0.into(),
+                    function: slots_function(call).into(),
+                    detail: format!("{call:?}: slots (dev, at, done.cnt) {:?}", reference.slots),
+                });
+                let core: Vec<(i64, i64, i64)> =
+                    table.contents().iter().map(|&((d, _), at, cnt)| (d, at, cnt)).collect();
+                let core_flushes: Vec<u64> = (1..=bdev_slots::DEVICES).map(|d| devices.flushes(d)).collect();
+                if core != reference.slots || core_flushes != reference.flushes {
+                    outcome.keep_first(Counterexample {
+                        property: ORACLE_DIVERGENCE,
+                        message: format!("wb-core's slots {core:?} / flushes {core_flushes:?} differ from the reference's {:?} / {:?}", reference.slots, reference.flushes),
+                        placement: placement.clone(),
+                        steps: steps.clone(),
+                        replay: None,
+                    });
+                    return;
+                }
+            }
+            let recorded: std::collections::BTreeSet<i64> = program
+                .prefill
+                .iter()
+                .map(|&(d, _)| d as i64)
+                .chain(program.threads.iter().flat_map(|(_, calls)| {
+                    calls.iter().filter_map(|c| if let Call::Track { dev, .. } = c { Some(*dev as i64) } else { None })
+                }))
+                .collect();
+            let mut violated = reference.violated.clone();
+            if recorded.len() <= bdev_slots::CAPACITY
+                && recorded.iter().any(|d| !reference.slots.iter().any(|s| s.0 == *d))
+            {
+                violated.push(bdev_slots::ALL_TRACKED);
+            }
+            for property in violated {
+                outcome.keep_first(Counterexample {
+                    property,
+                    message: format!("the reference table ends as {:?}", reference.slots),
+                    placement: placement.clone(),
+                    steps: steps.clone(),
+                    replay: None,
+                });
+            }
+        });
+    }
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("slots".into(), bdev_slots::CAPACITY as u64)];
+    Ok(outcome)
+}
+
+fn slots_function(call: wb_models::bdev_slots::Call) -> &'static str {
+    use wb_models::bdev_slots::Call;
+    match call {
+        Call::Track { .. } => "mem_cgroup_track_foreign_dirty_slowpath",
+        Call::Flush { .. } => "mem_cgroup_flush_foreign",
+        Call::Work => "bdev_flush_by_dev",
+        Call::Close { .. } => "blkdev_put",
+        Call::Reuse { .. } => "add_disk",
+    }
 }
 
 fn accounting_function(op: AccOp) -> &'static str {

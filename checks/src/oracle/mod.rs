@@ -7,3 +7,4 @@ pub mod accounting;
 pub mod kick;
 pub mod percpu;
 pub mod pin;
+pub mod slots;
