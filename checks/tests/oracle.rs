@@ -136,3 +136,27 @@ mod percpu_counter {
         }
     }
 }
+
+mod bdev_slots {
+    use std::collections::BTreeSet;
+    use wb_checks::oracle_check::{check_slots, ORACLE_DIVERGENCE};
+
+    fn violated(revision: &str) -> BTreeSet<&'static str> {
+        let o = check_slots(revision).unwrap();
+        assert!(o.executions > 1000);
+        assert!(!o.violated().contains(ORACLE_DIVERGENCE), "{revision}: {:#?}", o.counterexample(ORACLE_DIVERGENCE));
+        o.violated()
+    }
+
+    #[test]
+    fn v6_and_packed_pass_sequentially() {
+        assert!(violated("v6").is_empty());
+        assert!(violated("packed").is_empty());
+    }
+
+    #[test]
+    fn slot0_and_the_missing_guard_fail_sequentially() {
+        assert_eq!(violated("v5-slot0"), BTreeSet::from(["all-tracked-within-capacity", "no-inflight-overwrite"]));
+        assert_eq!(violated("no-inflight-guard"), BTreeSet::from(["no-inflight-overwrite"]));
+    }
+}

@@ -9,7 +9,7 @@
 //! so concurrent trackers and flushers can interleave inside one.
 
 use crate::ctx::Ctx;
-use crate::sync::{Atomic, Ordering::Relaxed, Platform, SpinLock};
+use crate::sync::{Atomic, Ordering, Ordering::Relaxed, Platform, SpinLock};
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 
 /// Detected when a record overwrites a slot whose flush is in flight (`done.cnt > 1`).
@@ -29,8 +29,9 @@ pub enum SlotRevision {
     V5Slot0,
     /// Mutant: replacement ignores whether the slot has a flush in flight.
     NoInflightGuard,
-    /// Our tear-free design: one table lock around each record, each flush decision and each
-    /// flush completion.
+    /// Our tear-free design: a table lock around every write (a record that changes the table,
+    /// a flush decision, a completion), and a sequence count so that the common record, a match
+    /// that needs no write, is checked without the lock (a seqlock read).
     Packed,
 }
 
@@ -81,11 +82,25 @@ pub struct Slot<P: Platform> {
 pub struct ForeignTable<P: Platform> {
     slots: Box<[Slot<P>]>,
     rev: SlotRevision,
-    /// The lock of [`SlotRevision::Packed`].
+    /// The lock of [`SlotRevision::Packed`] and its sequence count (odd while a writer holds it).
     lock: SpinLock<P, ()>,
+    seq: P::AtomicUsize,
     name: &'static str,
     /// Ghost: flushers in flight, for the in-flight bound.
     flushers: AtomicU64,
+}
+
+/// A packed writer: holds the table lock; makes the sequence count even again on drop.
+struct PackedWrite<'a, P: Platform> {
+    table: &'a ForeignTable<P>,
+    _guard: crate::sync::SpinGuard<'a, P, ()>,
+}
+
+impl<P: Platform> Drop for PackedWrite<'_, P> {
+    fn drop(&mut self) {
+        P::fence(Ordering::Release);
+        self.table.seq.fetch_add(1, Relaxed);
+    }
 }
 
 /// What a record call did.
@@ -113,6 +128,7 @@ impl<P: Platform> ForeignTable<P> {
                 .collect(),
             rev,
             lock: SpinLock::new(()),
+            seq: P::AtomicUsize::new(0),
             name,
             flushers: AtomicU64::new(0),
         }
@@ -143,13 +159,47 @@ impl<P: Platform> ForeignTable<P> {
             .collect()
     }
 
+    /// Packed: take the lock and make the sequence count odd until the guard drops.
+    fn write_begin(&self) -> Option<PackedWrite<'_, P>> {
+        (self.rev == SlotRevision::Packed).then(|| {
+            let guard = self.lock.lock();
+            self.seq.fetch_add(1, Relaxed);
+            P::fence(Ordering::Release);
+            PackedWrite { table: self, _guard: guard }
+        })
+    }
+
+    /// Packed's lock-free read: a slot matching `key` whose time needs no refresh, seen with no
+    /// writer before or during the scan.
+    fn match_without_write(&self, key: Key, now: i64, update_intv: i64) -> Option<usize> {
+        let before = self.seq.load(Ordering::Acquire);
+        if before % 2 == 1 {
+            return None;
+        }
+        let found = self.slots.iter().position(|s| {
+            (s.key[0].load(Relaxed), s.key[1].load(Relaxed)) == key && s.at.load(Relaxed) >= now - update_intv
+        });
+        P::fence(Ordering::Acquire);
+        (self.seq.load(Relaxed) == before).then_some(found).flatten()
+    }
+
     /// `mem_cgroup_track_foreign_dirty_slowpath()` on this table (baseline, or the bdev branch
     /// of v6): reuse the slot whose key matches (refreshing `at` only when older than
     /// `now - update_intv`); else overwrite the slot with the strictly oldest `at` among those
     /// with nothing in flight; else drop. Plain field loads and stores, no lock (but Packed).
     pub fn track(&self, ctx: &Ctx<P>, key: Key, now: i64, update_intv: i64) -> Recorded {
         const F: &str = "mem_cgroup_track_foreign_dirty_slowpath";
-        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        if self.rev == SlotRevision::Packed {
+            if let Some(i) = self.match_without_write(key, now, update_intv) {
+                ctx.event(
+                    F,
+                    "track_foreign_dirty: key ({}, {}) matches slot {} (seqlock read, nothing to write)",
+                    &[key.0, key.1, i as i64],
+                );
+                return Recorded::Matched(i);
+            }
+        }
+        let _packed = self.write_begin();
         let tag = (key.0 as u64) << 32 | key.1 as u64;
         let (mut oldest, mut oldest_at) = (None, now);
         for (i, s) in self.slots.iter().enumerate() {
@@ -227,7 +277,7 @@ impl<P: Platform> ForeignTable<P> {
     /// their slots; the caller runs them and calls [`ForeignTable::flush_done`].
     pub fn flush(&self, ctx: &Ctx<P>, now: i64, intv: i64) -> Vec<(usize, Key)> {
         const F: &str = "mem_cgroup_flush_foreign";
-        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        let _packed = self.write_begin();
         let mut queued = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
             let at = s.at.load(Relaxed);
@@ -257,7 +307,7 @@ impl<P: Platform> ForeignTable<P> {
 
     /// `finish_writeback_work()`: the queued flush of slot `i` completed (`done.cnt -= 1`).
     pub fn flush_done(&self, ctx: &Ctx<P>, i: usize) {
-        let _packed = (self.rev == SlotRevision::Packed).then(|| self.lock.lock());
+        let _packed = self.write_begin();
         let old = self.slots[i].done.fetch_sub(1, Relaxed);
         self.flushers.fetch_sub(1, Ghost::Relaxed);
         if old - 1 < 1 {
