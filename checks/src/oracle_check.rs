@@ -25,6 +25,7 @@ use wb_models::bdev_slots;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_accounting;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
+use wb_models::foreign_policy;
 use wb_models::outcome::{Counterexample, Outcome};
 use wb_models::percpu_counter;
 use wb_models::scenario::unknown;
@@ -239,6 +240,7 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
         dontcache_accounting::NAME => check_accounting(revision, tier),
         percpu_counter::NAME => check_percpu(revision),
         bdev_slots::NAME => check_slots(revision),
+        foreign_policy::NAME => check_policy(revision),
         other => Err(format!("scenario '{other}' has no oracle")),
     }
 }
@@ -555,6 +557,77 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
     }
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![("slots".into(), bdev_slots::CAPACITY as u64)];
+    Ok(outcome)
+}
+
+/// Run the oracle checker on `foreign-policy`: every interleaving of the two memcgs' calls
+/// (record, then flush with its queued writeback), each atomic, on a reference of the three
+/// policies, which states what each flush writes.
+pub fn check_policy(revision: &str) -> Result<Outcome, String> {
+    let policies = ["baseline", "skip-bdev", "separate-bdev"];
+    if !policies.contains(&revision) {
+        return Err(unknown("revision", revision, &policies) + " for scenario " + foreign_policy::NAME);
+    }
+    #[derive(Clone, Copy)]
+    enum Op {
+        Dirty,
+        Throttle,
+    }
+    let threads = vec![vec![Op::Dirty, Op::Throttle]; foreign_policy::MEMCGS];
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    interleavings(&threads, &mut |seq| {
+        outcome.executions += 1;
+        // Per memcg: recorded (in its table), bdev writeback requested, wrote beyond the bdev.
+        let mut recorded = vec![false; foreign_policy::MEMCGS];
+        let (mut relief, mut beyond) = (vec![false; foreign_policy::MEMCGS], false);
+        let mut steps = Vec::new();
+        for &(m, op) in seq {
+            let detail = match op {
+                Op::Dirty => {
+                    recorded[m] = revision != "skip-bdev";
+                    format!("record the foreign bdev dirtying: {}", recorded[m])
+                }
+                Op::Throttle => {
+                    if recorded[m] {
+                        relief[m] = true;
+                        beyond |= revision == "baseline";
+                    }
+                    format!(
+                        "flush: bdev mapping written {}, owner wb written {}",
+                        relief[m],
+                        revision == "baseline" && recorded[m]
+                    )
+                }
+            };
+            let function = match op {
+                Op::Dirty => "mem_cgroup_track_foreign_dirty_slowpath",
+                Op::Throttle => "mem_cgroup_flush_foreign",
+            };
+            steps.push(Step { thread: format!("memcg{}", m + 1), function: function.into(), detail });
+        }
+        let placement = "one CPU (the oracle's calls are atomic)".to_string();
+        if beyond {
+            outcome.keep_first(Counterexample {
+                property: foreign_policy::FLUSH_SCOPE,
+                message: "an owner-wide flush caused by bdev dirtying wrote the whole root wb".into(),
+                placement: placement.clone(),
+                steps: steps.clone(),
+                replay: None,
+            });
+        }
+        if relief.iter().any(|r| !r) {
+            outcome.keep_first(Counterexample {
+                property: foreign_policy::PRESSURE_RELIEF,
+                message: "a throttled memcg got no writeback of the bdev mapping".into(),
+                placement,
+                steps,
+                replay: None,
+            });
+        }
+    });
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("memcgs".into(), foreign_policy::MEMCGS as u64)];
     Ok(outcome)
 }
 

@@ -320,3 +320,111 @@ impl<P: Platform> ForeignTable<P> {
         ctx.event("finish_writeback_work", "slot {} done.cnt {} -> {}", &[i as i64, old, old - 1]);
     }
 }
+
+/// How foreign dirtying of a bdev inode is handled (seeds 000 and 001).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ForeignPolicy {
+    /// The baseline: bdev inodes are tracked like any inode; a flush writes the whole owner wb
+    /// (`cgroup_writeback_by_id`).
+    Baseline,
+    /// Seed 000 (v3): `mem_cgroup_track_foreign_dirty_slowpath` returns early for bdev inodes.
+    SkipBdev,
+    /// Seed 001 (v6): bdev targets go to the memcg's bdev table and are flushed by
+    /// `bdev_flush_by_dev` on the dedicated workqueue; other inodes as in the baseline.
+    SeparateBdev,
+}
+
+impl ForeignPolicy {
+    pub const ALL: [ForeignPolicy; 3] = [ForeignPolicy::Baseline, ForeignPolicy::SkipBdev, ForeignPolicy::SeparateBdev];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ForeignPolicy::Baseline => "baseline",
+            ForeignPolicy::SkipBdev => "skip-bdev",
+            ForeignPolicy::SeparateBdev => "separate-bdev",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            ForeignPolicy::Baseline => "baseline: bdev inodes tracked like any inode, flushes write the whole owner wb",
+            ForeignPolicy::SkipBdev => "seed 000: no foreign tracking for bdev inodes",
+            ForeignPolicy::SeparateBdev => {
+                "seed 001 v6: bdev targets tracked and flushed separately (bdev_flush_by_dev)"
+            }
+        }
+    }
+}
+
+/// The foreign-writeback state of one memcg: the baseline table and (seed 001) the bdev table.
+pub struct MemcgForeign<P: Platform> {
+    pub frn: ForeignTable<P>,
+    pub bdev: ForeignTable<P>,
+    pub policy: ForeignPolicy,
+}
+
+/// What a foreign dirtying event names: the owner wb (bdi id, memcg id of the wb) and, for a
+/// bdev inode, its device number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ForeignTarget {
+    pub owner: Key,
+    pub bdev: Option<i64>,
+}
+
+/// A flush `mem_cgroup_flush_foreign` queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForeignFlush {
+    /// `cgroup_writeback_by_id(bdi_id, memcg_id)`: writeback of the whole owner wb.
+    OwnerWb { slot: usize, owner: Key },
+    /// `bdev_flush_by_dev(dev)` on the dedicated workqueue.
+    Bdev { slot: usize, dev: i64 },
+}
+
+impl<P: Platform> MemcgForeign<P> {
+    pub fn new(slots: usize, policy: ForeignPolicy) -> Self {
+        MemcgForeign {
+            frn: ForeignTable::new(slots, SlotRevision::V6, "cgwb_frn"),
+            bdev: ForeignTable::new(slots, SlotRevision::V6, "cgwb_bdev"),
+            policy,
+        }
+    }
+
+    /// `mem_cgroup_track_foreign_dirty_slowpath()` under the policy.
+    pub fn track(&self, ctx: &Ctx<P>, target: ForeignTarget, now: i64, update_intv: i64) {
+        match (self.policy, target.bdev) {
+            (ForeignPolicy::SkipBdev, Some(dev)) => {
+                ctx.event(
+                    "mem_cgroup_track_foreign_dirty_slowpath",
+                    "bdev inode (dev {}): skip foreign tracking",
+                    &[dev],
+                );
+            }
+            (ForeignPolicy::SeparateBdev, Some(dev)) => {
+                self.bdev.track(ctx, (dev, 0), now, update_intv);
+            }
+            _ => {
+                self.frn.track(ctx, target.owner, now, update_intv);
+            }
+        }
+    }
+
+    /// `mem_cgroup_flush_foreign()` under the policy: the queued flushes.
+    pub fn flush(&self, ctx: &Ctx<P>, now: i64, intv: i64) -> Vec<ForeignFlush> {
+        let mut out: Vec<ForeignFlush> = self
+            .frn
+            .flush(ctx, now, intv)
+            .into_iter()
+            .map(|(slot, owner)| ForeignFlush::OwnerWb { slot, owner })
+            .collect();
+        if self.policy == ForeignPolicy::SeparateBdev {
+            out.extend(
+                self.bdev.flush(ctx, now, intv).into_iter().map(|(slot, (dev, _))| ForeignFlush::Bdev { slot, dev }),
+            );
+        }
+        out
+    }
+}

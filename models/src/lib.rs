@@ -5,6 +5,7 @@ pub mod bdev_slots;
 pub mod bounds;
 pub mod dontcache_accounting;
 pub mod dontcache_kick;
+pub mod foreign_policy;
 pub mod harness;
 pub mod outcome;
 pub mod panic;

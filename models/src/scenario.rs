@@ -64,6 +64,7 @@ pub fn scenarios() -> Vec<&'static dyn Scenario> {
         &crate::dontcache_accounting::DontcacheAccounting,
         &crate::percpu_counter::PercpuCounterScenario,
         &crate::bdev_slots::BdevSlots,
+        &crate::foreign_policy::ForeignPolicyScenario,
     ]
 }
 
