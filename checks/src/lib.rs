@@ -6,3 +6,4 @@ pub mod matrix;
 pub mod oracle;
 pub mod oracle_check;
 pub mod render;
+pub mod simulate;

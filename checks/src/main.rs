@@ -76,6 +76,8 @@ enum Command {
         #[arg(long, default_value = "quick")]
         tier: String,
     },
+    /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy).
+    Simulate { simulation: String },
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
@@ -191,6 +193,11 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             for v in &replayed.violations {
                 println!("property {} violated: {}", v.property, v.message);
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Simulate { simulation } => {
+            choice("simulation", &simulation, &["foreign-flush"])?;
+            print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
             Ok(ExitCode::SUCCESS)
         }
     }
