@@ -492,17 +492,17 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
             let table = ForeignTable::<Std>::new(bdev_slots::CAPACITY, core_rev, "cgwb_bdev");
             let devices = DeviceRegistry::<Std>::new(bdev_slots::DEVICES);
             for &(dev, at) in &program.prefill {
-                reference.track(dev as i64, at, bdev_slots::UPDATE_INTV);
+                reference.track((dev as i64, 0), at, bdev_slots::UPDATE_INTV);
                 table.track(&ctx, (dev as i64, 0), at, bdev_slots::UPDATE_INTV);
             }
             let mut steps = Vec::new();
             let (mut ref_queued, mut core_queued) = (vec![Vec::new(); threads.len()], vec![Vec::new(); threads.len()]);
             for &(_, (t, call)) in seq {
                 match call {
-                    Call::Track { dev, now } => reference.track(dev as i64, now, bdev_slots::UPDATE_INTV),
+                    Call::Track { dev, now } => reference.track((dev as i64, 0), now, bdev_slots::UPDATE_INTV),
                     Call::Flush { now } => ref_queued[t].extend(reference.flush(now, bdev_slots::EXPIRE_INTV)),
                     Call::Work => {
-                        for (slot, dev) in std::mem::take(&mut ref_queued[t]) {
+                        for (slot, (dev, _)) in std::mem::take(&mut ref_queued[t]) {
                             reference.flush_by_dev(dev);
                             reference.flush_done(slot);
                         }
@@ -514,10 +514,9 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                 steps.push(Step {
                     thread: program.threads[t].0.into(),
                     function: slots_function(call).into(),
-                    detail: format!("{call:?}: slots (dev, at, done.cnt) {:?}", reference.slots),
+                    detail: format!("{call:?}: slots ((dev, 0), at, done.cnt) {:?}", reference.slots),
                 });
-                let core: Vec<(i64, i64, i64)> =
-                    table.contents().iter().map(|&((d, _), at, cnt)| (d, at, cnt)).collect();
+                let core = table.contents();
                 let core_flushes: Vec<u64> = (1..=bdev_slots::DEVICES).map(|d| devices.flushes(d)).collect();
                 if core != reference.slots || core_flushes != reference.flushes {
                     outcome.keep_first(Counterexample {
@@ -540,7 +539,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                 .collect();
             let mut violated = reference.violated.clone();
             if recorded.len() <= bdev_slots::CAPACITY
-                && recorded.iter().any(|d| !reference.slots.iter().any(|s| s.0 == *d))
+                && recorded.iter().any(|&d| !reference.slots.iter().any(|s| s.0 == (d, 0)))
             {
                 violated.push(bdev_slots::ALL_TRACKED);
             }

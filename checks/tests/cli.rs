@@ -140,3 +140,12 @@ fn run_prints_a_readable_counterexample_and_replay_reproduces_it() {
         row["counterexample"]["steps"].as_array().unwrap().last().unwrap()["detail"].as_str().unwrap().to_string();
     assert!(text.contains(&last), "the replayed trace does not end like the counterexample");
 }
+
+#[test]
+fn simulate_foreign_flush() {
+    let out = wbcheck(&["simulate", "foreign-flush"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| overwritten-file device writes (GiB) |") && stdout.contains("| never"), "{stdout}");
+    assert_bad_input(&["simulate", "fio"], "'fio'", "foreign-flush");
+}

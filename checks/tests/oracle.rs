@@ -160,3 +160,22 @@ mod bdev_slots {
         assert_eq!(violated("no-inflight-guard"), BTreeSet::from(["no-inflight-overwrite"]));
     }
 }
+
+mod foreign_policy {
+    use std::collections::BTreeSet;
+    use wb_checks::oracle_check::check_policy;
+
+    fn violated(revision: &str) -> BTreeSet<&'static str> {
+        let o = check_policy(revision).unwrap();
+        assert!(o.executions > 1);
+        o.violated()
+    }
+
+    #[test]
+    fn each_policy_fails_what_it_gives_up() {
+        assert_eq!(violated("baseline"), BTreeSet::from(["flush-scope"]));
+        assert_eq!(violated("skip-bdev"), BTreeSet::from(["pressure-relief"]));
+        assert!(violated("separate-bdev").is_empty());
+        assert!(check_policy("packed").is_err());
+    }
+}

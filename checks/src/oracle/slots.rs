@@ -20,11 +20,15 @@ pub fn ref_slot_revision(name: &str) -> Option<RefSlotRev> {
     })
 }
 
+/// A record's identity: `(bdi_id, memcg_id)` in the baseline `cgwb_frn` table, `(dev, 0)` in the
+/// bdev table; `(0, 0)` is an empty slot.
+pub type RefKey = (i64, i64);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefSlots {
     pub rev: RefSlotRev,
-    /// (device, at, done.cnt); device 0 is empty.
-    pub slots: Vec<(i64, i64, i64)>,
+    /// (key, at, done.cnt).
+    pub slots: Vec<(RefKey, i64, i64)>,
     /// Per device number 1..: (generation, openers).
     pub devices: Vec<(i64, i64)>,
     next_generation: i64,
@@ -37,7 +41,7 @@ impl RefSlots {
     pub fn new(rev: RefSlotRev, capacity: usize, devices: usize) -> Self {
         RefSlots {
             rev,
-            slots: vec![(0, 0, 1); capacity],
+            slots: vec![((0, 0), 0, 1); capacity],
             devices: (0..devices).map(|d| (d as i64 + 1, 1)).collect(),
             next_generation: devices as i64 + 1,
             violated: Vec::new(),
@@ -51,14 +55,15 @@ impl RefSlots {
         }
     }
 
-    pub fn track(&mut self, dev: i64, now: i64, update_intv: i64) {
-        if let Some(s) = self.slots.iter_mut().find(|s| s.0 == dev) {
+    /// `mem_cgroup_track_foreign_dirty_slowpath` (and the bdev table's reconstruction) in one step.
+    pub fn track(&mut self, key: RefKey, now: i64, update_intv: i64) {
+        if let Some(s) = self.slots.iter_mut().find(|s| s.0 == key) {
             if s.1 < now - update_intv {
                 s.1 = now;
             }
             return;
         }
-        let eligible = |s: &(i64, i64, i64)| self.rev == RefSlotRev::NoInflightGuard || s.2 == 1;
+        let eligible = |s: &(RefKey, i64, i64)| self.rev == RefSlotRev::NoInflightGuard || s.2 == 1;
         let victim = match self.rev {
             RefSlotRev::Slot0 => self.slots.iter().any(|s| s.1 < now && eligible(s)).then_some(0),
             _ => {
@@ -75,13 +80,13 @@ impl RefSlots {
             if self.slots[v].2 > 1 {
                 self.note("no-inflight-overwrite");
             }
-            self.slots[v].0 = dev;
+            self.slots[v].0 = key;
             self.slots[v].1 = now;
         }
     }
 
-    /// The flush decision; returns the slots queued with their devices.
-    pub fn flush(&mut self, now: i64, intv: i64) -> Vec<(usize, i64)> {
+    /// `mem_cgroup_flush_foreign`'s decision; returns the slots queued with their keys.
+    pub fn flush(&mut self, now: i64, intv: i64) -> Vec<(usize, RefKey)> {
         let mut queued = Vec::new();
         for (i, s) in self.slots.iter_mut().enumerate() {
             if s.1 > now - intv && s.1 != 0 && s.2 == 1 {
@@ -125,13 +130,13 @@ mod tests {
     #[test]
     fn slot0_overwrites_and_the_guard_protects_flushes() {
         let mut m = RefSlots::new(RefSlotRev::Slot0, 2, 3);
-        m.track(1, 3, 2);
-        m.track(2, 4, 2);
-        assert_eq!(m.slots.iter().filter(|s| s.0 != 0).count(), 1, "v5 keeps one device in two slots");
+        m.track((1, 0), 3, 2);
+        m.track((2, 0), 4, 2);
+        assert_eq!(m.slots.iter().filter(|s| s.0 != (0, 0)).count(), 1, "v5 keeps one device in two slots");
         let mut m = RefSlots::new(RefSlotRev::NoInflightGuard, 1, 3);
-        m.track(1, 3, 2);
+        m.track((1, 0), 3, 2);
         m.flush(4, 10);
-        m.track(2, 5, 2);
+        m.track((2, 0), 5, 2);
         assert_eq!(m.violated, vec!["no-inflight-overwrite"]);
     }
 }
