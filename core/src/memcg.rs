@@ -90,16 +90,37 @@ pub struct ForeignTable<P: Platform> {
     flushers: AtomicU64,
 }
 
-/// A packed writer: holds the table lock; makes the sequence count even again on drop.
+/// A packed writer: holds the table lock. The sequence count goes odd only before its first
+/// store ([`PackedWrite::store_begin`]), so a locked pass that writes nothing (a racing record
+/// already refreshed the slot) does not send lock-free readers to the lock.
 struct PackedWrite<'a, P: Platform> {
     table: &'a ForeignTable<P>,
     _guard: crate::sync::SpinGuard<'a, P, ()>,
+    storing: std::cell::Cell<bool>,
+}
+
+impl<P: Platform> PackedWrite<'_, P> {
+    fn store_begin(&self) {
+        if !self.storing.replace(true) {
+            self.table.seq.fetch_add(1, Relaxed);
+            P::fence(Ordering::Release);
+        }
+    }
 }
 
 impl<P: Platform> Drop for PackedWrite<'_, P> {
     fn drop(&mut self) {
-        P::fence(Ordering::Release);
-        self.table.seq.fetch_add(1, Relaxed);
+        if self.storing.get() {
+            P::fence(Ordering::Release);
+            self.table.seq.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+/// Before a store to the table: on `packed`, make the sequence count odd (once per locked pass).
+fn store_begin<P: Platform>(packed: &Option<PackedWrite<'_, P>>) {
+    if let Some(w) = packed {
+        w.store_begin();
     }
 }
 
@@ -159,28 +180,34 @@ impl<P: Platform> ForeignTable<P> {
             .collect()
     }
 
-    /// Packed: take the lock and make the sequence count odd until the guard drops.
+    /// Packed: take the lock (the sequence count goes odd at the pass's first store).
     fn write_begin(&self) -> Option<PackedWrite<'_, P>> {
-        (self.rev == SlotRevision::Packed).then(|| {
-            let guard = self.lock.lock();
-            self.seq.fetch_add(1, Relaxed);
-            P::fence(Ordering::Release);
-            PackedWrite { table: self, _guard: guard }
+        (self.rev == SlotRevision::Packed).then(|| PackedWrite {
+            table: self,
+            _guard: self.lock.lock(),
+            storing: std::cell::Cell::new(false),
         })
     }
 
     /// Packed's lock-free read: a slot matching `key` whose time needs no refresh, seen with no
-    /// writer before or during the scan.
+    /// writer before or during the scan. A scan overlapped by a completed write is retried once
+    /// (as `read_seqretry` would) before the caller falls back to the lock; a writer seen in
+    /// progress sends it to the lock at once.
     fn match_without_write(&self, key: Key, now: i64, update_intv: i64) -> Option<usize> {
-        let before = self.seq.load(Ordering::Acquire);
-        if before % 2 == 1 {
-            return None;
+        for _ in 0..2 {
+            let before = self.seq.load(Ordering::Acquire);
+            if before % 2 == 1 {
+                return None;
+            }
+            let found = self.slots.iter().position(|s| {
+                (s.key[0].load(Relaxed), s.key[1].load(Relaxed)) == key && s.at.load(Relaxed) >= now - update_intv
+            });
+            P::fence(Ordering::Acquire);
+            if self.seq.load(Relaxed) == before {
+                return found;
+            }
         }
-        let found = self.slots.iter().position(|s| {
-            (s.key[0].load(Relaxed), s.key[1].load(Relaxed)) == key && s.at.load(Relaxed) >= now - update_intv
-        });
-        P::fence(Ordering::Acquire);
-        (self.seq.load(Relaxed) == before).then_some(found).flatten()
+        None
     }
 
     /// `mem_cgroup_track_foreign_dirty_slowpath()` on this table (baseline, or the bdev branch
@@ -199,7 +226,7 @@ impl<P: Platform> ForeignTable<P> {
                 return Recorded::Matched(i);
             }
         }
-        let _packed = self.write_begin();
+        let packed = self.write_begin();
         let tag = (key.0 as u64) << 32 | key.1 as u64;
         let (mut oldest, mut oldest_at) = (None, now);
         for (i, s) in self.slots.iter().enumerate() {
@@ -208,6 +235,7 @@ impl<P: Platform> ForeignTable<P> {
                 let at = s.at.load(Relaxed);
                 let refresh = at < now - update_intv;
                 if refresh {
+                    store_begin(&packed);
                     s.at.store(now, Relaxed);
                     s.writers[2].store(tag, Ghost::Relaxed);
                 }
@@ -257,6 +285,7 @@ impl<P: Platform> ForeignTable<P> {
                 ),
             );
         }
+        store_begin(&packed);
         s.key[0].store(key.0, Relaxed);
         s.writers[0].store(tag, Ghost::Relaxed);
         s.key[1].store(key.1, Relaxed);
@@ -277,12 +306,13 @@ impl<P: Platform> ForeignTable<P> {
     /// their slots; the caller runs them and calls [`ForeignTable::flush_done`].
     pub fn flush(&self, ctx: &Ctx<P>, now: i64, intv: i64) -> Vec<(usize, Key)> {
         const F: &str = "mem_cgroup_flush_foreign";
-        let _packed = self.write_begin();
+        let packed = self.write_begin();
         let mut queued = Vec::new();
         for (i, s) in self.slots.iter().enumerate() {
             let at = s.at.load(Relaxed);
             let cnt = s.done.load(Relaxed);
             if at > now - intv && at != 0 && cnt == 1 {
+                store_begin(&packed);
                 s.at.store(0, Relaxed);
                 let key = (s.key[0].load(Relaxed), s.key[1].load(Relaxed));
                 let old = s.done.fetch_add(1, Relaxed);
@@ -307,7 +337,8 @@ impl<P: Platform> ForeignTable<P> {
 
     /// `finish_writeback_work()`: the queued flush of slot `i` completed (`done.cnt -= 1`).
     pub fn flush_done(&self, ctx: &Ctx<P>, i: usize) {
-        let _packed = self.write_begin();
+        let packed = self.write_begin();
+        store_begin(&packed);
         let old = self.slots[i].done.fetch_sub(1, Relaxed);
         self.flushers.fetch_sub(1, Ghost::Relaxed);
         if old - 1 < 1 {
