@@ -4,14 +4,19 @@
 
 use crate::oracle::accounting::{AccOp, RefAccounting};
 use crate::oracle::kick::{KickOp, KickResult, RefKick};
+use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
+use crate::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
 use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
+use wb_core::memcg::{ForeignTable, SlotRevision};
 use wb_core::page_writeback::filemap_dirty_folio;
+use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, Consume, Kick, KickPin, KickRevision, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
@@ -212,5 +217,140 @@ impl CoreAccounting {
         s.inode_wb = self.inodes.iter().map(|i| i.wb_id()).collect();
         s.counter = self.bdi.wbs().iter().map(|wb| wb.stat(WbStatItem::DontcacheDirty).raw_total()).collect();
         s
+    }
+}
+
+/// One step of the foreign-table comparison (the clock moves by `dt` first).
+#[derive(Debug, Clone, Copy)]
+pub enum SlotOp {
+    Track {
+        key: RefKey,
+        dt: i64,
+    },
+    Flush {
+        dt: i64,
+    },
+    /// Complete the oldest queued flush.
+    Done,
+}
+
+/// A foreign-writeback table (`cgwb_frn` or `cgwb_bdev`) and the reference, driven together.
+pub struct SlotsPair {
+    pub reference: RefSlots,
+    table: ForeignTable<Std>,
+    ctx: Ctx<Std>,
+    now: i64,
+    queued: VecDeque<usize>,
+}
+
+impl SlotsPair {
+    pub const UPDATE_INTV: i64 = 2;
+    pub const EXPIRE_INTV: i64 = 6;
+
+    pub fn new(rev: SlotRevision, table: &'static str, capacity: usize) -> Self {
+        let ctx = Ctx::new(Arc::new(Trace::disabled()), "step", CpuPlan::Fixed(0));
+        SlotsPair {
+            reference: RefSlots::new(
+                ref_slot_revision(rev.name()).expect("every revision has a reference"),
+                capacity,
+                0,
+            ),
+            table: ForeignTable::new(capacity, rev, table),
+            ctx,
+            now: 1,
+            queued: VecDeque::new(),
+        }
+    }
+
+    /// Apply `op` to both; an error says where they disagree.
+    pub fn apply(&mut self, op: SlotOp) -> Result<(), String> {
+        match op {
+            SlotOp::Track { key, dt } => {
+                self.now += dt;
+                self.reference.track(key, self.now, Self::UPDATE_INTV);
+                self.table.track(&self.ctx, key, self.now, Self::UPDATE_INTV);
+            }
+            SlotOp::Flush { dt } => {
+                self.now += dt;
+                let want = self.reference.flush(self.now, Self::EXPIRE_INTV);
+                let got = self.table.flush(&self.ctx, self.now, Self::EXPIRE_INTV);
+                if got != want {
+                    return Err(format!("{op:?}: core queued {got:?}, reference {want:?}"));
+                }
+                self.queued.extend(want.into_iter().map(|(slot, _)| slot));
+            }
+            SlotOp::Done => {
+                if let Some(slot) = self.queued.pop_front() {
+                    self.reference.flush_done(slot);
+                    self.table.flush_done(&self.ctx, slot);
+                }
+            }
+        }
+        let got = self.table.contents();
+        if got != self.reference.slots {
+            return Err(format!("after {op:?}: core slots {got:?}, reference {:?}", self.reference.slots));
+        }
+        let torn = self.table.torn_slots();
+        if !torn.is_empty() {
+            return Err(format!("after {op:?}: slots {torn:?} tore in a sequential run"));
+        }
+        if self.reference.violated.contains(&"inflight-bound") {
+            return Err(format!("after {op:?}: the reference exceeded the in-flight bound"));
+        }
+        Ok(())
+    }
+}
+
+/// One step of the percpu_counter comparison.
+#[derive(Debug, Clone, Copy)]
+pub enum CounterOp {
+    Add { cpu: usize, amount: i64 },
+    Read,
+    Sum,
+}
+
+/// A `percpu_counter` and the reference, driven together.
+pub struct CounterPair {
+    pub reference: RefPercpu,
+    core: PercpuCounter<Std>,
+    cpus: Vec<Ctx<Std>>,
+    batch: i32,
+}
+
+impl CounterPair {
+    pub fn new(nr_cpus: usize, batch: i32) -> Self {
+        let trace = Arc::new(Trace::disabled());
+        CounterPair {
+            reference: RefPercpu::new(nr_cpus, i64::from(batch)),
+            core: PercpuCounter::new(nr_cpus),
+            cpus: (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c))).collect(),
+            batch,
+        }
+    }
+
+    /// Apply `op` to both (a read or sum on both must return the same); an error says where they
+    /// disagree.
+    pub fn apply(&mut self, op: CounterOp) -> Result<(), String> {
+        let (core, r) = (&self.core, &mut self.reference);
+        let read = match op {
+            CounterOp::Add { cpu, amount } => {
+                core.add_batch(&self.cpus[cpu], amount, self.batch);
+                r.add(cpu, amount);
+                None
+            }
+            CounterOp::Read => Some(((core.read(), core.read_positive()), (r.read(), r.read_positive()))),
+            CounterOp::Sum => {
+                let ctx = &self.cpus[0];
+                Some(((core.sum(ctx), core.sum_positive(ctx)), (r.sum(), r.sum_positive())))
+            }
+        };
+        if let Some((got, want)) = read.filter(|(got, want)| got != want) {
+            return Err(format!("{op:?}: core returned {got:?}, reference {want:?}"));
+        }
+        let (got, want) = ((core.read(), core.raw_slots()), (r.count, r.slots.clone()));
+        if got != want {
+            return Err(format!("after {op:?}: core (count, slots) {got:?}, reference {want:?}"));
+        }
+        Ok(())
     }
 }

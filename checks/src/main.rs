@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use wb_checks::matrix::{find_scenario, parse_checker, run_matrix, run_row, Filter, Matrix};
 use wb_checks::render;
 use wb_models::bounds::{Bounds, Tier};
+use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
 use wb_models::panic::own_panic_hook;
 use wb_models::scenario::{scenarios, unknown};
@@ -63,16 +64,21 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
-    /// Re-run a shuttle counterexample from its replay string and print its trace.
+    /// Re-run one shuttle execution and print its trace: a counterexample's replay string, or a
+    /// `sched_<scenario>` fuzz input (e.g. a crash file).
     Replay {
         scenario: String,
         #[arg(long)]
         revision: String,
-        #[arg(long)]
+        /// shuttle-pct or shuttle-random (they share the model configuration).
+        #[arg(long, default_value = "shuttle-random")]
         checker: String,
         /// The counterexample's "replay" value.
+        #[arg(long, required_unless_present = "fuzz_input", conflicts_with = "fuzz_input")]
+        schedule: Option<String>,
+        /// A fuzz input file whose bytes are the schedule.
         #[arg(long)]
-        schedule: String,
+        fuzz_input: Option<std::path::PathBuf>,
         #[arg(long, default_value = "quick")]
         tier: String,
     },
@@ -180,19 +186,23 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             }
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
-        Command::Replay { scenario, revision, checker, schedule, tier } => {
+        Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let checker = parse_checker(&checker).map_err(BadInput)?;
-            let replayed = s.replay(&revision, checker, &schedule, &bounds).map_err(BadInput)?;
-            println!("placement: {}", replayed.placement);
-            print!("{}", wb_core::trace::format_steps(&replayed.steps));
-            if replayed.violations.is_empty() {
-                println!("no property violated in this execution");
-            }
-            for v in &replayed.violations {
-                println!("property {} violated: {}", v.property, v.message);
-            }
+            let bytes = match &fuzz_input {
+                Some(path) => {
+                    Some(std::fs::read(path).map_err(|e| BadInput(format!("cannot read {}: {e}", path.display())))?)
+                }
+                None => None,
+            };
+            let source = match (&bytes, &schedule) {
+                (Some(b), _) => ShuttleSchedule::Bytes(b),
+                (None, Some(s)) => ShuttleSchedule::Recorded(s),
+                (None, None) => return Err(BadInput("replay needs --schedule or --fuzz-input".into())),
+            };
+            let replayed = s.replay(&revision, checker, source, &bounds).map_err(BadInput)?;
+            print!("{}", render::replayed_text(&replayed));
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate { simulation } => {

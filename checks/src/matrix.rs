@@ -5,7 +5,7 @@ use crate::oracle_check;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use wb_models::bounds::Bounds;
-use wb_models::outcome::{Checker, Counterexample, Outcome};
+use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
 use wb_models::scenario::{self, unknown, Scenario};
 
 #[derive(Debug, Clone, Serialize)]
@@ -21,6 +21,7 @@ pub struct CounterexampleJson {
     pub placement: String,
     pub steps: Vec<StepJson>,
     pub replay: Option<String>,
+    pub found: Option<FoundJson>,
 }
 
 impl From<&Counterexample> for CounterexampleJson {
@@ -34,6 +35,7 @@ impl From<&Counterexample> for CounterexampleJson {
                 .map(|s| StepJson { thread: s.thread.clone(), function: s.function.clone(), detail: s.detail.clone() })
                 .collect(),
             replay: c.replay.clone(),
+            found: c.found.map(FoundJson::from),
         }
     }
 }
@@ -55,7 +57,22 @@ pub struct Row {
     pub violated: Vec<String>,
     pub expected_violated: Vec<String>,
     pub counterexamples: BTreeMap<String, CounterexampleJson>,
+    /// Executions and milliseconds up to the first counterexample (loom and shuttle).
+    pub first_counterexample: Option<FoundJson>,
     pub matched: bool,
+}
+
+/// Executions and milliseconds up to and including a counterexample's execution.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FoundJson {
+    pub executions: u64,
+    pub ms: f64,
+}
+
+impl From<FirstFound> for FoundJson {
+    fn from(f: FirstFound) -> Self {
+        FoundJson { executions: f.executions, ms: f.micros as f64 / 1000.0 }
+    }
 }
 
 impl Row {
@@ -91,6 +108,7 @@ impl Row {
             violated,
             expected_violated,
             counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
+            first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
             matched,
         }
     }

@@ -151,6 +151,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                         placement: placement.clone(),
                         steps: steps.clone(),
                         replay: None,
+                        found: None,
                     });
                     return;
                 }
@@ -162,6 +163,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     placement: placement.clone(),
                     steps,
                     replay: None,
+                    found: None,
                 });
             }
         });
@@ -280,6 +282,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     placement: placement.clone(),
                     steps: steps.clone(),
                     replay: None,
+                    found: None,
                 });
                 return;
             }
@@ -291,6 +294,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 placement: placement.clone(),
                 steps: steps.clone(),
                 replay: None,
+                found: None,
             });
         }
     });
@@ -345,6 +349,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     placement: placement.clone(),
                     steps: steps.clone(),
                     replay: None,
+                    found: None,
                 });
                 return;
             }
@@ -356,6 +361,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 placement: placement.clone(),
                 steps,
                 replay: None,
+                found: None,
             });
         }
     });
@@ -438,6 +444,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                         placement: placement.clone(),
                         steps: steps.clone(),
                         replay: None,
+                        found: None,
                     });
                     return;
                 }
@@ -459,6 +466,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                     placement: placement.clone(),
                     steps: steps.clone(),
                     replay: None,
+                    found: None,
                 });
             }
         });
@@ -525,6 +533,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                         placement: placement.clone(),
                         steps: steps.clone(),
                         replay: None,
+                        found: None,
                     });
                     return;
                 }
@@ -550,6 +559,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                     placement: placement.clone(),
                     steps: steps.clone(),
                     replay: None,
+                    found: None,
                 });
             }
         });
@@ -613,6 +623,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 placement: placement.clone(),
                 steps: steps.clone(),
                 replay: None,
+                found: None,
             });
         }
         if relief.iter().any(|r| !r) {
@@ -622,6 +633,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 placement,
                 steps,
                 replay: None,
+                found: None,
             });
         }
     });

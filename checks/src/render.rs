@@ -3,6 +3,7 @@
 use crate::matrix::{CounterexampleJson, Matrix, Row};
 use std::fmt::Write as _;
 use wb_core::trace::format_lines;
+use wb_models::harness::Replayed;
 
 fn status(r: &Row) -> &'static str {
     if r.matched {
@@ -101,5 +102,19 @@ pub fn row_text(r: &Row) -> String {
         out.push('\n');
         out.push_str(&counterexample(p, c));
     }
+    out
+}
+
+/// A replayed execution (a replay string or a fuzzer's input): placement, trace, the violated
+/// properties, and the replay string of the execution.
+pub fn replayed_text(r: &Replayed) -> String {
+    let mut out = format!("placement: {}\n{}", r.placement, wb_core::trace::format_steps(&r.steps));
+    if r.violations.is_empty() {
+        out.push_str("no property violated in this execution\n");
+    }
+    for v in &r.violations {
+        let _ = writeln!(out, "property {} violated: {}", v.property, v.message);
+    }
+    let _ = writeln!(out, "schedule: {}", r.schedule);
     out
 }

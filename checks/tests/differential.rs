@@ -5,17 +5,12 @@
 
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
-use std::sync::Arc;
-use wb_checks::differential::{CoreAccounting, CoreKick, CorePin};
+use wb_checks::differential::{CoreAccounting, CoreKick, CorePin, CounterOp, CounterPair};
 use wb_checks::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use wb_checks::oracle::kick::{budget_of, KickOp, RefKick};
 use wb_checks::oracle::percpu::RefPercpu;
 use wb_checks::oracle::pin::{pin_revision, PinOp, RefPin};
-use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
-use wb_core::sync::Std;
-use wb_core::trace::Trace;
 
 const CPUS: usize = 3;
 const BATCH: i32 = 4;
@@ -79,13 +74,6 @@ prop_state_machine! {
 }
 
 /// percpu_counter alone, with negative amounts and every reader.
-#[derive(Debug, Clone, Copy)]
-enum CounterOp {
-    Add { cpu: usize, amount: i64 },
-    Read,
-    Sum,
-}
-
 struct RefCounter;
 impl ReferenceStateMachine for RefCounter {
     type State = RefPercpu;
@@ -112,29 +100,15 @@ impl ReferenceStateMachine for RefCounter {
 
 struct CoreCounter;
 impl StateMachineTest for CoreCounter {
-    type SystemUnderTest = PercpuCounter<Std>;
+    type SystemUnderTest = CounterPair;
     type Reference = RefCounter;
-    fn init_test(_: &RefPercpu) -> PercpuCounter<Std> {
-        PercpuCounter::new(CPUS)
+    fn init_test(_: &RefPercpu) -> CounterPair {
+        CounterPair::new(CPUS, BATCH)
     }
-    fn apply(core: PercpuCounter<Std>, r: &RefPercpu, op: CounterOp) -> PercpuCounter<Std> {
-        let trace = Arc::new(Trace::disabled());
-        match op {
-            CounterOp::Add { cpu, amount } => {
-                core.add_batch(&Ctx::new(trace, "t", CpuPlan::Fixed(cpu)), amount, BATCH);
-            }
-            CounterOp::Read => {
-                assert_eq!(core.read(), r.read());
-                assert_eq!(core.read_positive(), r.read_positive());
-            }
-            CounterOp::Sum => {
-                let ctx = Ctx::new(trace, "t", CpuPlan::Fixed(0));
-                assert_eq!(core.sum(&ctx), r.sum());
-                assert_eq!(core.sum_positive(&ctx), r.sum_positive());
-            }
-        }
-        assert_eq!((core.read(), core.raw_slots()), (r.count, r.slots.clone()), "after {op:?}");
-        core
+    fn apply(mut pair: CounterPair, r: &RefPercpu, op: CounterOp) -> CounterPair {
+        pair.apply(op).unwrap();
+        assert_eq!(pair.reference, *r, "the pair's reference follows the state machine's");
+        pair
     }
 }
 

@@ -5,69 +5,28 @@
 //! meaningful properties the reference flags must agree with what the core did.
 
 use proptest::prelude::*;
-use std::sync::Arc;
+use wb_checks::differential::{SlotOp, SlotsPair};
 use wb_checks::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
-use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::memcg::{ForeignTable, SlotRevision};
-use wb_core::sync::Std;
-use wb_core::trace::Trace;
+use wb_core::memcg::SlotRevision;
 
 const CAPACITY: usize = 3;
-const UPDATE_INTV: i64 = 2;
-const EXPIRE_INTV: i64 = 6;
+const UPDATE_INTV: i64 = SlotsPair::UPDATE_INTV;
+const EXPIRE_INTV: i64 = SlotsPair::EXPIRE_INTV;
 
-#[derive(Debug, Clone, Copy)]
-enum Op {
-    Track {
-        key: RefKey,
-        dt: i64,
-    },
-    Flush {
-        dt: i64,
-    },
-    /// Complete the oldest queued flush.
-    Done,
-}
-
-fn ops(keys: BoxedStrategy<RefKey>) -> impl Strategy<Value = Vec<Op>> {
+fn ops(keys: BoxedStrategy<RefKey>) -> impl Strategy<Value = Vec<SlotOp>> {
     let op = prop_oneof![
-        4 => (keys, 0i64..=3).prop_map(|(key, dt)| Op::Track { key, dt }),
-        2 => (0i64..=3).prop_map(|dt| Op::Flush { dt }),
-        2 => Just(Op::Done),
+        4 => (keys, 0i64..=3).prop_map(|(key, dt)| SlotOp::Track { key, dt }),
+        2 => (0i64..=3).prop_map(|dt| SlotOp::Flush { dt }),
+        2 => Just(SlotOp::Done),
     ];
     prop::collection::vec(op, 1..40)
 }
 
-fn agree(rev: SlotRevision, name: &'static str, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut reference = RefSlots::new(ref_slot_revision(rev.name()).unwrap(), CAPACITY, 0);
-    let table = ForeignTable::<Std>::new(CAPACITY, rev, name);
-    let ctx = Ctx::<Std>::new(Arc::new(Trace::disabled()), "step", CpuPlan::Fixed(0));
-    let (mut now, mut queued) = (1i64, std::collections::VecDeque::new());
+fn agree(rev: SlotRevision, name: &'static str, ops: &[SlotOp]) -> Result<(), TestCaseError> {
+    let mut pair = SlotsPair::new(rev, name, CAPACITY);
     for (i, &op) in ops.iter().enumerate() {
-        match op {
-            Op::Track { key, dt } => {
-                now += dt;
-                reference.track(key, now, UPDATE_INTV);
-                table.track(&ctx, key, now, UPDATE_INTV);
-            }
-            Op::Flush { dt } => {
-                now += dt;
-                let want = reference.flush(now, EXPIRE_INTV);
-                let got = table.flush(&ctx, now, EXPIRE_INTV);
-                prop_assert_eq!(&got, &want, "flush at step {}", i);
-                queued.extend(want.into_iter().map(|(slot, _)| slot));
-            }
-            Op::Done => {
-                if let Some(slot) = queued.pop_front() {
-                    reference.flush_done(slot);
-                    table.flush_done(&ctx, slot);
-                }
-            }
-        }
-        prop_assert_eq!(table.contents(), reference.slots.clone(), "after step {} {:?}", i, op);
-        prop_assert!(table.torn_slots().is_empty(), "a sequential record tore");
+        pair.apply(op).map_err(|e| TestCaseError::fail(format!("step {i}: {e}")))?;
     }
-    prop_assert!(!reference.violated.contains(&"inflight-bound"));
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 #![doc = include_str!("bdev_slots.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::collections::BTreeSet;
@@ -313,10 +313,16 @@ impl Scenario for BdevSlots {
         }
     }
 
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, _bounds: &Bounds) -> Result<Replayed, String> {
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        _bounds: &Bounds,
+    ) -> Result<Replayed, String> {
         let model = Self::model(Self::revision(revision)?, checker);
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, replay),
+            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
             _ => Err(format!(
                 "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
                 checker.name()

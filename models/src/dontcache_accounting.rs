@@ -1,7 +1,7 @@
 #![doc = include_str!("dontcache_accounting.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::Arc;
@@ -374,10 +374,18 @@ impl Scenario for DontcacheAccounting {
         }
     }
 
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, _bounds: &Bounds) -> Result<Replayed, String> {
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        _bounds: &Bounds,
+    ) -> Result<Replayed, String> {
         let rev = Self::revision(revision)?;
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&Self::model(rev, checker), replay),
+            Checker::ShuttlePct | Checker::ShuttleRandom => {
+                harness::replay_shuttle(&Self::model(rev, checker), schedule)
+            }
             _ => Err(format!(
                 "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
                 checker.name()

@@ -1,7 +1,7 @@
 #![doc = include_str!("dontcache_kick.md")]
 
 use crate::bounds::{Bounds, Tier};
-use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
@@ -266,11 +266,17 @@ impl Scenario for DontcacheKick {
         }
     }
 
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, bounds: &Bounds) -> Result<Replayed, String> {
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        bounds: &Bounds,
+    ) -> Result<Replayed, String> {
         let rev = Self::revision(revision)?;
         match checker {
             Checker::ShuttlePct | Checker::ShuttleRandom => {
-                harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), replay)
+                harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), schedule)
             }
             _ => Err(format!(
                 "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",

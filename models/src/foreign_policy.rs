@@ -1,7 +1,7 @@
 #![doc = include_str!("foreign_policy.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
@@ -176,10 +176,16 @@ impl Scenario for ForeignPolicyScenario {
         }
     }
 
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, _bounds: &Bounds) -> Result<Replayed, String> {
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        _bounds: &Bounds,
+    ) -> Result<Replayed, String> {
         let model = PolicyModel { policy: Self::policy(revision)? };
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, replay),
+            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
             _ => Err(format!(
                 "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
                 checker.name()

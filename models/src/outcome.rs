@@ -53,6 +53,8 @@ pub struct Counterexample {
     pub steps: Vec<Step>,
     /// A handle `wbcheck replay` accepts, where the checker has one.
     pub replay: Option<String>,
+    /// When the run found it (loom and shuttle).
+    pub found: Option<FirstFound>,
 }
 
 /// The result of one (scenario, revision, checker) run.
@@ -66,6 +68,13 @@ pub struct Outcome {
     pub counterexamples: Vec<Counterexample>,
     /// The bounds used, as (name, value) pairs for the JSON `bounds` object.
     pub bounds: Vec<(String, u64)>,
+}
+
+/// Executions run and time spent up to and including a counterexample's execution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FirstFound {
+    pub executions: u64,
+    pub micros: u64,
 }
 
 impl Outcome {

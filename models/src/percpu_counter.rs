@@ -1,7 +1,7 @@
 #![doc = include_str!("percpu_counter.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind};
+use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -180,10 +180,16 @@ impl Scenario for PercpuCounterScenario {
         }
     }
 
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, _bounds: &Bounds) -> Result<Replayed, String> {
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        _bounds: &Bounds,
+    ) -> Result<Replayed, String> {
         let model = PercpuModel { revision: Self::revision(revision)? };
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, replay),
+            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
             _ => Err(format!(
                 "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
                 checker.name()

@@ -2,7 +2,7 @@
 //! (revision, checker) pair. Scenario and property names are a contract (DESIGN.md §6).
 
 use crate::bounds::Bounds;
-use crate::harness::Replayed;
+use crate::harness::{Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome};
 use std::collections::BTreeSet;
 
@@ -52,8 +52,14 @@ pub trait Scenario: Sync {
     /// [`ScenarioInfo::revisions`]; an unknown name is an error, never a panic.
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String>;
 
-    /// Replay a shuttle counterexample's schedule.
-    fn replay(&self, revision: &str, checker: Checker, replay: &str, bounds: &Bounds) -> Result<Replayed, String>;
+    /// Re-run one shuttle execution: a counterexample's schedule, or a fuzzer's bytes.
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        bounds: &Bounds,
+    ) -> Result<Replayed, String>;
 }
 
 /// Every scenario, in catalogue order.

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_kick::{DontcacheKick, LOST_WAKEUP};
-use wb_models::harness::Model;
+use wb_models::harness::{Model, ShuttleSchedule};
 use wb_models::outcome::{Checker, Outcome};
 use wb_models::scenario::Scenario;
 
@@ -52,7 +52,9 @@ fn assert_lost_wakeup(revision: &str, checker: Checker, also_names: &[&str]) -> 
 fn assert_replays(revision: &str, checker: Checker, o: &Outcome) {
     let cx = o.counterexample(LOST_WAKEUP).unwrap();
     let bounds = Bounds::defaults(Tier::Quick);
-    let replayed = DontcacheKick.replay(revision, checker, cx.replay.as_deref().unwrap(), &bounds).unwrap();
+    let replayed = DontcacheKick
+        .replay(revision, checker, ShuttleSchedule::Recorded(cx.replay.as_deref().unwrap()), &bounds)
+        .unwrap();
     assert_eq!(replayed.steps, cx.steps, "replay of {revision} {checker:?} produced a different trace");
     assert_eq!(replayed.violations.iter().map(|v| v.property).collect::<Vec<_>>(), vec![LOST_WAKEUP]);
 }
@@ -182,6 +184,9 @@ fn unknown_revision_is_an_error_naming_the_valid_ones() {
 fn malformed_replay_strings_are_errors() {
     let b = Bounds::defaults(Tier::Quick);
     for bad in ["", "0,1,2", "shuttle1:x", "shuttle1:9*3"] {
-        assert!(DontcacheKick.replay("v7", Checker::ShuttlePct, bad, &b).is_err(), "{bad:?} accepted");
+        assert!(
+            DontcacheKick.replay("v7", Checker::ShuttlePct, ShuttleSchedule::Recorded(bad), &b).is_err(),
+            "{bad:?} accepted"
+        );
     }
 }

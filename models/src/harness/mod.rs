@@ -6,9 +6,9 @@ pub mod schedule;
 mod shuttle_run;
 
 pub use loom_run::run_loom;
-pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind};
+pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};
 
-use crate::outcome::{Counterexample, Outcome, Violation, CHECKER_ERROR};
+use crate::outcome::{Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wb_core::ctx::CpuPlan;
 use wb_core::sync::Platform;
@@ -56,6 +56,7 @@ struct StopExploring;
 /// cannot see).
 struct Collector {
     outcome: Outcome,
+    started: std::time::Instant,
     properties: usize,
     /// The execution in progress, for reporting a panic with its trace.
     current: Option<(Arc<Trace>, String)>,
@@ -69,7 +70,12 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Collector> {
 
 impl Collector {
     fn new(properties: usize) -> Shared {
-        Arc::new(Mutex::new(Collector { outcome: Outcome::default(), properties, current: None }))
+        Arc::new(Mutex::new(Collector {
+            outcome: Outcome::default(),
+            started: std::time::Instant::now(),
+            properties,
+            current: None,
+        }))
     }
 
     /// Keep the first counterexample of each newly violated property; returns the indices kept.
@@ -87,6 +93,10 @@ impl Collector {
                 placement: placement.to_owned(),
                 steps,
                 replay: None,
+                found: Some(FirstFound {
+                    executions: self.outcome.executions,
+                    micros: self.started.elapsed().as_micros() as u64,
+                }),
             });
             kept.push(self.outcome.counterexamples.len() - 1);
         }

@@ -138,17 +138,73 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     std::mem::take(&mut c.outcome)
 }
 
-/// Feeds a recorded schedule back: the same task at every decision, the same random draws.
+/// Where a replayed execution's decisions come from.
+#[derive(Debug, Clone, Copy)]
+pub enum ShuttleSchedule<'a> {
+    /// A counterexample's replay string (`shuttle1:...`): fed back verbatim.
+    Recorded(&'a str),
+    /// Raw bytes, e.g. a fuzzer's input: see [`FromBytes`]. Every byte string is a schedule.
+    Bytes(&'a [u8]),
+}
+
+/// Chooses from a byte string: each scheduling decision reads one byte and runs
+/// `runnable[byte % runnable.len()]`; each random draw (a drawn CPU placement, PCT's own draws
+/// do not occur here) reads eight bytes, little-endian, zero-padded. Once the bytes are used up it
+/// keeps running the current task (switching to the next runnable one when the current task
+/// yields or blocks), so a short input is a schedule with few preemptions and a fuzzer adds
+/// preemptions by adding bytes.
+struct FromBytes {
+    bytes: Vec<u8>,
+    pos: usize,
+}
+
+impl FromBytes {
+    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+        let ids: Vec<TaskId> = runnable.iter().map(|t| t.id()).collect();
+        if let Some(&b) = self.bytes.get(self.pos) {
+            self.pos += 1;
+            return ids.get(b as usize % ids.len().max(1)).copied();
+        }
+        match current.and_then(|c| ids.iter().position(|&t| t == c)) {
+            Some(i) if !is_yielding => Some(ids[i]),
+            Some(i) => Some(ids[(i + 1) % ids.len()]),
+            None => ids.first().copied(),
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let mut word = [0u8; 8];
+        let end = (self.pos + 8).min(self.bytes.len());
+        let take = end.saturating_sub(self.pos);
+        word[..take].copy_from_slice(&self.bytes[self.pos.min(end)..end]);
+        self.pos = self.pos.max(end);
+        u64::from_le_bytes(word)
+    }
+}
+
+/// The decision source of a replayed execution.
+enum Source {
+    Recorded(std::vec::IntoIter<Choice>),
+    Bytes(FromBytes),
+}
+
+/// Runs one execution with decisions from a [`Source`], recording them (so a byte-driven
+/// execution also gets a `shuttle1:` string).
 struct Replaying {
-    choices: std::vec::IntoIter<Choice>,
+    source: Source,
     started: bool,
     diverged: Arc<Mutex<Option<String>>>,
+    tape: Arc<Mutex<Vec<Choice>>>,
 }
 
 impl Replaying {
     fn diverge(&mut self, why: String) {
         let mut d = self.diverged.lock().unwrap_or_else(|e| e.into_inner());
         d.get_or_insert(why);
+    }
+
+    fn record(&self, choice: Choice) {
+        self.tape.lock().unwrap_or_else(|e| e.into_inner()).push(choice);
     }
 }
 
@@ -161,29 +217,41 @@ impl Scheduler for Replaying {
         }
     }
 
-    fn next_task(&mut self, runnable: &[&Task], _current: Option<TaskId>, _is_yielding: bool) -> Option<TaskId> {
-        match self.choices.next() {
-            Some(Choice::Task(t)) if runnable.iter().any(|r| usize::from(r.id()) == t) => Some(TaskId::from(t)),
-            other => {
-                self.diverge(format!(
-                    "replay diverged: the schedule asks for {other:?}, runnable tasks are {:?}",
-                    runnable.iter().map(|r| usize::from(r.id())).collect::<Vec<_>>()
-                ));
-                None
-            }
+    fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
+        let next = match &mut self.source {
+            Source::Bytes(b) => b.next_task(runnable, current, is_yielding),
+            Source::Recorded(choices) => match choices.next() {
+                Some(Choice::Task(t)) if runnable.iter().any(|r| usize::from(r.id()) == t) => Some(TaskId::from(t)),
+                other => {
+                    self.diverge(format!(
+                        "replay diverged: the schedule asks for {other:?}, runnable tasks are {:?}",
+                        runnable.iter().map(|r| usize::from(r.id())).collect::<Vec<_>>()
+                    ));
+                    None
+                }
+            },
+        };
+        if let Some(t) = next {
+            self.record(Choice::Task(usize::from(t)));
         }
+        next
     }
 
     fn next_u64(&mut self) -> u64 {
-        match self.choices.next() {
-            Some(Choice::Random(v)) => v,
-            other => {
-                self.diverge(format!(
-                    "replay diverged: the schedule has {other:?} where the model draws a random value"
-                ));
-                0
-            }
-        }
+        let v = match &mut self.source {
+            Source::Bytes(b) => b.next_u64(),
+            Source::Recorded(choices) => match choices.next() {
+                Some(Choice::Random(v)) => v,
+                other => {
+                    self.diverge(format!(
+                        "replay diverged: the schedule has {other:?} where the model draws a random value"
+                    ));
+                    0
+                }
+            },
+        };
+        self.record(Choice::Random(v));
+        v
     }
 }
 
@@ -193,15 +261,23 @@ pub struct Replayed {
     pub placement: String,
     pub steps: Vec<Step>,
     pub violations: Vec<Violation>,
+    /// The execution's decisions as a replay string (for a byte schedule: the string that
+    /// replays it without the bytes).
+    pub schedule: String,
 }
 
-/// Re-run one execution of `model` under the schedule in `replay` (a counterexample's replay
-/// string). Errors: a malformed string, a schedule that does not fit this model, a panic.
-pub fn replay_shuttle<M: Model>(model: &M, replay: &str) -> Result<Replayed, String> {
-    let choices = decode(replay)?;
+/// Re-run one execution of `model` under `schedule`. Errors: a malformed replay string, a
+/// schedule that does not fit this model, a panic.
+pub fn replay_shuttle<M: Model>(model: &M, schedule: ShuttleSchedule<'_>) -> Result<Replayed, String> {
+    let source = match schedule {
+        ShuttleSchedule::Recorded(s) => Source::Recorded(decode(s)?.into_iter()),
+        // shuttle's Runner wants a 'static scheduler: the bytes are copied for the run.
+        ShuttleSchedule::Bytes(bytes) => Source::Bytes(FromBytes { bytes: bytes.to_vec(), pos: 0 }),
+    };
     let capture = Capture::start();
     let diverged = Arc::new(Mutex::new(None));
-    let scheduler = Replaying { choices: choices.into_iter(), started: false, diverged: diverged.clone() };
+    let tape = Arc::new(Mutex::new(Vec::new()));
+    let scheduler = Replaying { source, started: false, diverged: diverged.clone(), tape: tape.clone() };
     let plans = model.shuttle_placement();
     let placement = model.placement_label(&plans);
     let result: Arc<Mutex<Option<(Arc<Trace>, Vec<Violation>)>>> = Arc::new(Mutex::new(None));
@@ -225,5 +301,6 @@ pub fn replay_shuttle<M: Model>(model: &M, replay: &str) -> Result<Replayed, Str
         .unwrap_or_else(|e| e.into_inner())
         .take()
         .ok_or_else(|| "replay ended before the execution finished: the schedule is incomplete".to_string())?;
-    Ok(Replayed { placement, steps: trace.steps(), violations })
+    let schedule = encode(&tape.lock().unwrap_or_else(|e| e.into_inner()));
+    Ok(Replayed { placement, steps: trace.steps(), violations, schedule })
 }

@@ -1,0 +1,247 @@
+//! What the cargo-fuzz campaigns run. `fuzz/fuzz_targets/` holds one-line targets that call
+//! these functions, so the plain tests run the same code over the committed corpora and
+//! `wbcheck replay --fuzz-input` re-runs a fuzzer's input exactly.
+//!
+//! Two campaigns:
+//! - differential (`oracle_*`): the input, read with `arbitrary`, is a revision and a sequence of
+//!   calls; wb-core (std platform, one thread) and the independent reference model apply each
+//!   call and must agree after every one, on every revision (broken ones included: both sides
+//!   model the same revision, so any disagreement is a modelling bug).
+//! - schedules (`sched_<scenario>`): the input is the schedule itself: one shuttle execution of
+//!   the scenario whose every scheduling decision and random draw is read from the bytes (see
+//!   [`wb_models::harness::ShuttleSchedule::Bytes`]); libFuzzer's coverage feedback steers the
+//!   interleavings. The revision comes from `$WBCHECK_FUZZ_REVISION`, default the scenario's first
+//!   revision expected to pass under shuttle. shuttle is sequentially consistent: rows that fail
+//!   only under weak memory (loom) are out of this campaign's reach.
+
+use crate::differential::{CoreAccounting, CoreKick, CounterOp, CounterPair, SlotOp, SlotsPair};
+use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
+use crate::oracle::kick::{budget_of, KickOp, RefKick};
+use crate::render;
+use arbitrary::{Arbitrary, Unstructured};
+use wb_core::memcg::SlotRevision;
+use wb_core::revision::{AccountingRevision, KickRevision};
+use wb_models::bounds::{Bounds, Tier};
+use wb_models::harness::{Replayed, ShuttleSchedule};
+use wb_models::outcome::Checker;
+use wb_models::scenario::{find, scenarios, unknown};
+
+/// The environment variable that picks a `sched_` campaign's revision.
+pub const REVISION_VAR: &str = "WBCHECK_FUZZ_REVISION";
+
+/// Calls per differential input, at most (longer inputs are cut, not rejected).
+const MAX_CALLS: usize = 256;
+
+/// Read up to [`MAX_CALLS`] values of `T` from what is left of `u`.
+fn calls<'a, T: Arbitrary<'a>>(u: &mut Unstructured<'a>) -> Vec<T> {
+    u.arbitrary_iter::<T>().map(|it| it.take(MAX_CALLS).filter_map(Result::ok).collect()).unwrap_or_default()
+}
+
+fn pick<T: Copy>(all: &[T], u: &mut Unstructured<'_>) -> T {
+    all[usize::from(u.arbitrary::<u8>().unwrap_or(0)) % all.len()]
+}
+
+#[derive(Debug, Arbitrary)]
+enum KickCall {
+    Dirty { writer: u8, cpu: u8, pages: u8 },
+    Kick { writer: u8 },
+    Run,
+}
+
+/// `oracle_dontcache`: the kick/consume bookkeeping (every kick revision) against the reference.
+pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
+    const WRITERS: usize = 2;
+    const CPUS: usize = 2;
+    const BATCH: i32 = 4;
+    let mut u = Unstructured::new(data);
+    let revision = pick(&KickRevision::ALL, &mut u);
+    let budget = budget_of(revision.name()).expect("every kick revision has a budget");
+    let mut reference = RefKick::new(WRITERS, CPUS, i64::from(BATCH), budget);
+    let mut core = CoreKick::new(revision, WRITERS, CPUS, BATCH);
+    for call in calls::<KickCall>(&mut u) {
+        let op = match call {
+            KickCall::Dirty { writer, cpu, pages } => KickOp::Dirty {
+                writer: usize::from(writer) % WRITERS,
+                cpu: usize::from(cpu) % CPUS,
+                pages: 1 + i64::from(pages % 16),
+            },
+            KickCall::Kick { writer } => KickOp::Kick { writer: usize::from(writer) % WRITERS },
+            KickCall::Run => KickOp::Run,
+        };
+        let (want, got) = (reference.apply(op), core.apply(op));
+        if got != want {
+            return Err(format!("{} {op:?}: core {got:?}, reference {want:?}", revision.name()));
+        }
+        let seen = core.snapshot(&reference);
+        if seen != reference {
+            return Err(format!("{} after {op:?}: core {seen:?}, reference {reference:?}", revision.name()));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Arbitrary)]
+enum AccountingCall {
+    Dirty(u8),
+    Writeback(u8),
+    Truncate(u8),
+    Lookup(u8),
+    Switch,
+    Split,
+    CounterAdd { cpu: u8, amount: i8 },
+    CounterRead,
+    CounterSum,
+}
+
+/// `oracle_accounting`: WB_DONTCACHE_DIRTY accounting (every accounting revision) and the
+/// percpu_counter under it (amounts on both sides of the batch, negative ones included), each
+/// against its reference.
+pub fn oracle_accounting(data: &[u8]) -> Result<(), String> {
+    const CPUS: usize = 2;
+    const BATCH: i32 = 16;
+    let mut u = Unstructured::new(data);
+    let revision = pick(&AccountingRevision::ALL, &mut u);
+    let mut reference =
+        RefAccounting::new(ref_revision(revision.name()).expect("every accounting revision has a reference"));
+    let mut core = CoreAccounting::new(revision);
+    let mut counter = CounterPair::new(CPUS, BATCH);
+    let folios = reference.folios.len();
+    for call in calls::<AccountingCall>(&mut u) {
+        let f = |i: u8| usize::from(i) % folios;
+        let op = match call {
+            AccountingCall::Dirty(i) => AccOp::Dirty(f(i)),
+            AccountingCall::Writeback(i) => AccOp::Writeback(f(i)),
+            AccountingCall::Truncate(i) => AccOp::Truncate(f(i)),
+            AccountingCall::Lookup(i) => AccOp::Lookup(f(i)),
+            AccountingCall::Switch => AccOp::Switch,
+            AccountingCall::Split => AccOp::Split,
+            AccountingCall::CounterAdd { cpu, amount } => {
+                let op = CounterOp::Add {
+                    cpu: usize::from(cpu) % CPUS,
+                    amount: i64::from(amount) % (2 * i64::from(BATCH) + 1),
+                };
+                counter.apply(op)?;
+                continue;
+            }
+            AccountingCall::CounterRead => {
+                counter.apply(CounterOp::Read)?;
+                continue;
+            }
+            AccountingCall::CounterSum => {
+                counter.apply(CounterOp::Sum)?;
+                continue;
+            }
+        };
+        reference.apply(op);
+        core.apply(op);
+        let seen = core.snapshot(&reference);
+        if seen != reference {
+            return Err(format!("{} after {op:?}: core {seen:?}, reference {reference:?}", revision.name()));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, Arbitrary)]
+enum SlotCall {
+    Track { a: u8, b: u8, dt: u8 },
+    Flush { dt: u8 },
+    Done,
+}
+
+/// `oracle_slots`: both foreign-writeback tables (`cgwb_frn` keyed by (bdi_id, memcg_id),
+/// `cgwb_bdev` keyed by device), every slot revision, capacities 1 to 4, against the reference.
+pub fn oracle_slots(data: &[u8]) -> Result<(), String> {
+    let mut u = Unstructured::new(data);
+    let revision = pick(&SlotRevision::ALL, &mut u);
+    let bdev = u.arbitrary::<bool>().unwrap_or(false);
+    let capacity = 1 + usize::from(u.arbitrary::<u8>().unwrap_or(0) % 4);
+    let mut pair = SlotsPair::new(revision, if bdev { "cgwb_bdev" } else { "cgwb_frn" }, capacity);
+    for call in calls::<SlotCall>(&mut u) {
+        let op = match call {
+            SlotCall::Track { a, b, dt } => {
+                let key = if bdev { (1 + i64::from(a % 6), 0) } else { (1 + i64::from(a % 2), 1 + i64::from(b % 3)) };
+                SlotOp::Track { key, dt: i64::from(dt % 4) }
+            }
+            SlotCall::Flush { dt } => SlotOp::Flush { dt: i64::from(dt % 4) },
+            SlotCall::Done => SlotOp::Done,
+        };
+        pair.apply(op).map_err(|e| format!("{} capacity {capacity}: {e}", revision.name()))?;
+    }
+    Ok(())
+}
+
+/// The revision a `sched_` campaign on `scenario` checks: `$WBCHECK_FUZZ_REVISION` if set, else
+/// the scenario's first revision expected to pass under shuttle.
+pub fn campaign_revision(scenario: &str, var: Option<String>) -> Result<&'static str, String> {
+    let info = find(scenario).ok_or_else(|| unknown_scenario(scenario))?.info();
+    match var {
+        Some(name) => info
+            .revision(&name)
+            .map(|r| r.name)
+            .ok_or_else(|| format!("{REVISION_VAR}: {}", unknown("revision", &name, &info.revision_names()))),
+        None => info
+            .revisions
+            .iter()
+            .find(|r| r.expected_violated(Checker::ShuttleRandom).is_empty())
+            .map(|r| r.name)
+            .ok_or_else(|| format!("{scenario} has no revision expected to pass: set {REVISION_VAR}")),
+    }
+}
+
+fn unknown_scenario(name: &str) -> String {
+    let names: Vec<&str> = scenarios().iter().map(|s| s.info().name).collect();
+    unknown("scenario", name, &names)
+}
+
+/// One byte-scheduled shuttle execution of `scenario` at `revision` (quick-tier shuttle
+/// configuration, the one `wbcheck replay` uses by default).
+pub fn sched_execution(scenario: &str, revision: &str, data: &[u8]) -> Result<Replayed, String> {
+    let s = find(scenario).ok_or_else(|| unknown_scenario(scenario))?;
+    s.replay(revision, Checker::ShuttleRandom, ShuttleSchedule::Bytes(data), &Bounds::defaults(Tier::Quick))
+}
+
+/// The properties a `sched_` campaign on `scenario` treats as crashes: `$WBCHECK_FUZZ_PROPERTY`
+/// (comma-separated) if set, else all of them (empty).
+pub fn campaign_properties(scenario: &str, var: Option<String>) -> Result<Vec<&'static str>, String> {
+    let info = find(scenario).ok_or_else(|| unknown_scenario(scenario))?.info();
+    let valid: Vec<&'static str> = info.properties.iter().map(|(p, _)| *p).collect();
+    let Some(list) = var else { return Ok(Vec::new()) };
+    list.split(',')
+        .map(|p| {
+            valid
+                .iter()
+                .copied()
+                .find(|v| *v == p.trim())
+                .ok_or_else(|| format!("{PROPERTY_VAR}: {}", unknown("property", p, &valid)))
+        })
+        .collect()
+}
+
+/// The environment variable that narrows a `sched_` campaign to some properties (to hunt one bug
+/// of a revision that has several).
+pub const PROPERTY_VAR: &str = "WBCHECK_FUZZ_PROPERTY";
+
+/// The body of a `sched_<scenario>` target: a violated property (of those selected) or a failed
+/// execution is a crash, reported as the counterexample with the command that replays it. A bad
+/// `$WBCHECK_FUZZ_REVISION` or `$WBCHECK_FUZZ_PROPERTY` ends the process with exit status 2.
+pub fn sched_target(scenario: &str, data: &[u8]) {
+    static CAMPAIGN: std::sync::OnceLock<(&'static str, Vec<&'static str>)> = std::sync::OnceLock::new();
+    let (revision, properties) = CAMPAIGN.get_or_init(|| {
+        let env = |k| std::env::var(k).ok();
+        campaign_revision(scenario, env(REVISION_VAR))
+            .and_then(|r| Ok((r, campaign_properties(scenario, env(PROPERTY_VAR))?)))
+            .unwrap_or_else(|e| {
+                eprintln!("error: {e}");
+                std::process::exit(2)
+            })
+    });
+    match sched_execution(scenario, revision, data) {
+        Ok(r) if !r.violations.iter().any(|v| properties.is_empty() || properties.contains(&v.property)) => {}
+        Ok(r) => panic!(
+            "{scenario} {revision}: property violated\n{}replay: wbcheck replay {scenario} --revision {revision} --fuzz-input <this input>\n",
+            render::replayed_text(&r)
+        ),
+        Err(e) => panic!("{scenario} {revision}: the execution failed: {e}"),
+    }
+}
