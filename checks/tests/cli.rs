@@ -149,3 +149,23 @@ fn simulate_foreign_flush() {
     assert!(stdout.contains("| overwritten-file device writes (GiB) |") && stdout.contains("| never"), "{stdout}");
     assert_bad_input(&["simulate", "fio"], "'fio'", "foreign-flush");
 }
+
+#[test]
+fn replay_of_a_fuzz_input() {
+    let input = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions/sched_wb_pin/v6-unpinned.use-after-free");
+    let out = wbcheck(&["replay", "wb-pin", "--revision", "v6-unpinned", "--fuzz-input", input]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("cgwb_free_rcu") && text.contains("property use-after-free violated"), "{text}");
+    let schedule = text.lines().find_map(|l| l.strip_prefix("schedule: ")).expect("the schedule line");
+    let again = wbcheck(&["replay", "wb-pin", "--revision", "v6-unpinned", "--schedule", schedule]);
+    assert_eq!(String::from_utf8_lossy(&again.stdout), text, "the schedule string replays the same trace");
+
+    let missing = wbcheck(&["replay", "wb-pin", "--revision", "v6-unpinned", "--fuzz-input", "/no/such/file"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.starts_with("error: cannot read /no/such/file"), "{err}");
+    let neither = wbcheck(&["replay", "wb-pin", "--revision", "v6-unpinned"]);
+    assert_eq!(neither.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&neither.stderr).contains("panicked"));
+}
