@@ -228,7 +228,7 @@ pub const PROPERTY_VAR: &str = "WBCHECK_FUZZ_PROPERTY";
 pub fn sched_target(scenario: &str, data: &[u8]) {
     static CAMPAIGN: std::sync::OnceLock<(&'static str, Vec<&'static str>)> = std::sync::OnceLock::new();
     let (revision, properties) = CAMPAIGN.get_or_init(|| {
-        let env = |k| std::env::var(k).ok();
+        let env = |k| std::env::var(k).ok().filter(|v| !v.is_empty());
         campaign_revision(scenario, env(REVISION_VAR))
             .and_then(|r| Ok((r, campaign_properties(scenario, env(PROPERTY_VAR))?)))
             .unwrap_or_else(|e| {
