@@ -147,38 +147,50 @@ pub enum ShuttleSchedule<'a> {
     Bytes(&'a [u8]),
 }
 
-/// Chooses from a byte string: each scheduling decision reads one byte and runs
-/// `runnable[byte % runnable.len()]`; each random draw (a drawn CPU placement, PCT's own draws
-/// do not occur here) reads eight bytes, little-endian, zero-padded. Once the bytes are used up it
-/// keeps running the current task (switching to the next runnable one when the current task
-/// yields or blocks), so a short input is a schedule with few preemptions and a fuzzer adds
-/// preemptions by adding bytes.
+/// Chooses from a byte string, PCT-like: each byte is a directive "switch to
+/// `runnable[(byte & 7) % n]`, then run it for `byte >> 3` more decisions (0 to 31) before reading
+/// the next directive". A thread that yields or blocks makes the next directive apply at once.
+/// Each random draw (a drawn CPU: the models take it modulo the CPU count) reads one byte. Once the
+/// bytes are used up the current thread keeps running (the next runnable one when it yields or
+/// blocks). So a short input is a schedule with few preemptions, each byte adds one, and mutating a
+/// byte moves one preemption point or target: the shape coverage feedback can climb.
 struct FromBytes {
     bytes: Vec<u8>,
     pos: usize,
+    /// Decisions left before the next directive is read.
+    run: u32,
 }
 
 impl FromBytes {
+    fn byte(&mut self) -> Option<u8> {
+        let b = self.bytes.get(self.pos).copied();
+        self.pos += usize::from(b.is_some());
+        b
+    }
+
     fn next_task(&mut self, runnable: &[&Task], current: Option<TaskId>, is_yielding: bool) -> Option<TaskId> {
         let ids: Vec<TaskId> = runnable.iter().map(|t| t.id()).collect();
-        if let Some(&b) = self.bytes.get(self.pos) {
-            self.pos += 1;
-            return ids.get(b as usize % ids.len().max(1)).copied();
+        let at = current.and_then(|c| ids.iter().position(|&t| t == c));
+        let must_switch = at.is_none() || is_yielding;
+        if !must_switch && self.run > 0 {
+            self.run -= 1;
+            return at.map(|i| ids[i]);
         }
-        match current.and_then(|c| ids.iter().position(|&t| t == c)) {
-            Some(i) if !is_yielding => Some(ids[i]),
-            Some(i) => Some(ids[(i + 1) % ids.len()]),
-            None => ids.first().copied(),
+        match self.byte() {
+            Some(b) => {
+                self.run = u32::from(b >> 3);
+                ids.get(usize::from(b & 7) % ids.len().max(1)).copied()
+            }
+            None => match at {
+                Some(i) if !is_yielding => Some(ids[i]),
+                Some(i) => Some(ids[(i + 1) % ids.len()]),
+                None => ids.first().copied(),
+            },
         }
     }
 
     fn next_u64(&mut self) -> u64 {
-        let mut word = [0u8; 8];
-        let end = (self.pos + 8).min(self.bytes.len());
-        let take = end.saturating_sub(self.pos);
-        word[..take].copy_from_slice(&self.bytes[self.pos.min(end)..end]);
-        self.pos = self.pos.max(end);
-        u64::from_le_bytes(word)
+        self.byte().map_or(0, u64::from)
     }
 }
 
@@ -272,7 +284,7 @@ pub fn replay_shuttle<M: Model>(model: &M, schedule: ShuttleSchedule<'_>) -> Res
     let source = match schedule {
         ShuttleSchedule::Recorded(s) => Source::Recorded(decode(s)?.into_iter()),
         // shuttle's Runner wants a 'static scheduler: the bytes are copied for the run.
-        ShuttleSchedule::Bytes(bytes) => Source::Bytes(FromBytes { bytes: bytes.to_vec(), pos: 0 }),
+        ShuttleSchedule::Bytes(bytes) => Source::Bytes(FromBytes { bytes: bytes.to_vec(), pos: 0, run: 0 }),
     };
     let capture = Capture::start();
     let diverged = Arc::new(Mutex::new(None));
