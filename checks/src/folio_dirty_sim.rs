@@ -15,7 +15,7 @@
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fadvise::{FolioPolicy, Geometry};
-use wb_core::sync::{Atomic, Ordering, Std};
+use wb_core::sync::{Ordering, Std};
 use wb_core::trace::Trace;
 
 /// The workload, all fixed (see the module docs).
