@@ -2,6 +2,7 @@
 //! driver, the verdict matrix and its renderings. The `wbcheck` binary is `src/main.rs`.
 
 pub mod differential;
+pub mod folio_dirty_sim;
 pub mod fuzz;
 pub mod matrix;
 pub mod oracle;

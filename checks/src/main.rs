@@ -82,8 +82,14 @@ enum Command {
         #[arg(long, default_value = "quick")]
         tier: String,
     },
-    /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy).
-    Simulate { simulation: String },
+    /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy) or
+    /// `folio-dirty` (seed 003's pgbench shape per folio policy).
+    Simulate {
+        simulation: String,
+        /// folio-dirty: also write the SVG plot of the charge ratio against the folio order here.
+        #[arg(long)]
+        svg: Option<std::path::PathBuf>,
+    },
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
@@ -205,9 +211,17 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             print!("{}", render::replayed_text(&replayed));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Simulate { simulation } => {
-            choice("simulation", &simulation, &["foreign-flush"])?;
-            print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
+        Command::Simulate { simulation, svg } => {
+            use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};
+            if choice("simulation", &simulation, &["foreign-flush", "folio-dirty"])? == "foreign-flush" {
+                print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
+                return Ok(ExitCode::SUCCESS);
+            }
+            print!("{}", fd::report(&PGBENCH));
+            if let Some(path) = svg {
+                std::fs::write(&path, fd::svg(&fd::order_curve(&PGBENCH)))
+                    .map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -6,6 +6,7 @@
 
 use crate::differential::{CoreAccounting, CoreKick, CorePin};
 use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
+use crate::oracle::folio_dirty::{RefBlock, RefFile, RefPolicy};
 use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
 use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use wb_core::bdev::DeviceRegistry;
 use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::iomap::DirtyCharge;
 use wb_core::memcg::{ForeignTable, SlotRevision};
 use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, KickRevision, PercpuRevision, PinRevision};
@@ -25,8 +27,10 @@ use wb_models::bdev_slots;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_accounting;
 use wb_models::dontcache_kick::{self, LOST_WAKEUP};
+use wb_models::folio_dirty_accounting::{self, Measured};
 use wb_models::foreign_policy;
 use wb_models::outcome::{Counterexample, Outcome};
+use wb_models::per_block_charge;
 use wb_models::percpu_counter;
 use wb_models::scenario::unknown;
 use wb_models::wb_pin;
@@ -243,6 +247,8 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
         percpu_counter::NAME => check_percpu(revision),
         bdev_slots::NAME => check_slots(revision),
         foreign_policy::NAME => check_policy(revision),
+        folio_dirty_accounting::NAME => check_folio_dirty(revision),
+        per_block_charge::NAME => check_block(revision),
         other => Err(format!("scenario '{other}' has no oracle")),
     }
 }
@@ -695,4 +701,142 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
         PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
     };
     Step { thread: who, function: function.into(), detail }
+}
+
+/// Run the oracle checker on `folio-dirty-accounting`: every workload, with the flusher's pass
+/// before, between and after the two writes, on the reference file; the properties are checked
+/// on the reference's counters. The between order is also run on wb-core (std) and compared.
+pub fn check_folio_dirty(revision: &str) -> Result<Outcome, String> {
+    let policy = folio_dirty_accounting::policy(revision)?;
+    let reference = RefPolicy::from_name(revision).expect("the reference knows every policy");
+    let g = folio_dirty_accounting::GEOMETRY;
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    for workload in folio_dirty_accounting::workloads() {
+        for pass_at in 0..=workload.len() {
+            outcome.executions += 1;
+            let mut file = RefFile::new(reference, g.file_pages as usize);
+            let mut steps = Vec::new();
+            for (i, &(page, pages)) in workload.iter().enumerate() {
+                if i == pass_at {
+                    file.sync();
+                    steps.push(step("flusher", "writeback_iter", format!("NR_FILE_DIRTY {}", file.nr_file_dirty)));
+                }
+                file.write(page as usize, pages as usize);
+                steps.push(step(
+                    "pgbench",
+                    "iomap_file_buffered_write",
+                    format!("pages {page}+{pages}: NR_FILE_DIRTY {}", file.nr_file_dirty),
+                ));
+            }
+            if pass_at == workload.len() {
+                file.sync();
+            }
+            let (quiescent_charged, quiescent_dirty_blocks) = (file.nr_file_dirty, file.dirty_pages());
+            file.sync();
+            let m = Measured {
+                quiescent_charged,
+                quiescent_dirty_blocks,
+                charged: file.dirtied,
+                written: file.written,
+                folio_pages: file.largest_folio() as i64,
+            };
+            let mut violations = folio_dirty_accounting::check(&m);
+            if pass_at == 1 {
+                let ctx = Ctx::<Std>::new(Arc::new(Trace::disabled()), "core", CpuPlan::Fixed(0));
+                let core = folio_dirty_accounting::run_workload(&ctx, policy, &g, &workload);
+                if core != m {
+                    violations.push(wb_models::outcome::Violation {
+                        property: ORACLE_DIVERGENCE,
+                        message: format!("core {core:?} vs reference {m:?}"),
+                    });
+                }
+            }
+            for v in violations {
+                outcome.keep_first(Counterexample {
+                    property: v.property,
+                    message: v.message,
+                    placement: "one CPU (the oracle's calls are atomic)".into(),
+                    steps: steps.clone(),
+                    replay: None,
+                    found: None,
+                });
+            }
+        }
+    }
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("file_pages".into(), g.file_pages)];
+    Ok(outcome)
+}
+
+fn step(thread: &str, function: &str, detail: String) -> Step {
+    Step { thread: thread.into(), function: function.into(), detail }
+}
+
+/// Run the oracle checker on `per-block-charge`: every interleaving of the writer's, the unmap
+/// dirtier's and the flusher's calls (each atomic), from a dirty and from a clean mapping, then a
+/// final sync, on the reference ledger.
+pub fn check_block(revision: &str) -> Result<Outcome, String> {
+    let rev = per_block_charge::revision(revision)?;
+    #[derive(Clone, Copy)]
+    enum Op {
+        Write,
+        Zap,
+        Writeback,
+    }
+    let threads = vec![vec![Op::Write], vec![Op::Zap], vec![Op::Writeback]];
+    let start = Instant::now();
+    let mut outcome = Outcome::default();
+    for mapped_dirty in [true, false] {
+        interleavings(&threads, &mut |seq| {
+            outcome.executions += 1;
+            let mut r = RefBlock {
+                per_page: rev.charge() != DirtyCharge::PerFolio,
+                discharge_folio: rev.charge() == DirtyCharge::PerPageDischargeNrPages,
+                ..RefBlock::default()
+            };
+            if mapped_dirty {
+                r.mark_all();
+                r.pte_dirty = true;
+            }
+            let mut steps = Vec::new();
+            for &(_, op) in seq.iter().chain([(3, Op::Writeback)].iter()) {
+                let (thread, function) = match op {
+                    Op::Write => {
+                        r.write_block1();
+                        ("writer", "iomap_write_end")
+                    }
+                    Op::Zap => {
+                        r.zap();
+                        ("munmap", "zap_pte_range")
+                    }
+                    Op::Writeback => {
+                        r.writeback();
+                        ("flusher", "folio_clear_dirty_for_io")
+                    }
+                };
+                steps.push(step(
+                    thread,
+                    function,
+                    format!("PG_dirty {} bits {:?} ledger {:?}", r.dirty as u8, r.bits, r.ledger),
+                ));
+            }
+            let bad = r.mismatched();
+            if !bad.is_empty() {
+                outcome.keep_first(Counterexample {
+                    property: per_block_charge::CHARGE_DISCHARGE_MATCH,
+                    message: format!("(cycle, charged, discharged) mismatched: {bad:?}"),
+                    placement: format!(
+                        "one CPU (the oracle's calls are atomic); mapping dirty at start: {mapped_dirty}"
+                    ),
+                    steps: steps.clone(),
+                    replay: None,
+                    found: None,
+                });
+            }
+        });
+    }
+    outcome.millis = start.elapsed().as_millis() as u64;
+    outcome.bounds = vec![("threads".into(), 3)];
+    Ok(outcome)
 }

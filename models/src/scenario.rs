@@ -71,6 +71,8 @@ pub fn scenarios() -> Vec<&'static dyn Scenario> {
         &crate::percpu_counter::PercpuCounterScenario,
         &crate::bdev_slots::BdevSlots,
         &crate::foreign_policy::ForeignPolicyScenario,
+        &crate::folio_dirty_accounting::FolioDirtyAccounting,
+        &crate::per_block_charge::PerBlockCharge,
     ]
 }
 

@@ -4,6 +4,7 @@
 //! concurrently.
 
 pub mod accounting;
+pub mod folio_dirty;
 pub mod kick;
 pub mod percpu;
 pub mod pin;
