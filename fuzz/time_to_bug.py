@@ -95,8 +95,7 @@ def main():
     def shuttle_cell(scenario, revision, checker, prop=None):
         execs, secs = [], []
         for r in runs[(scenario, revision, checker)]:
-            cx = r["counterexamples"].get(prop) if prop else None
-            found = cx["found"] if prop else r["first_counterexample"]
+            found = (r["counterexamples"].get(prop) or {}).get("found") if prop else r["first_counterexample"]
             if found:
                 execs.append(found["executions"])
                 secs.append(found["ms"] / 1000)
