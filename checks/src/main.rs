@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
-use wb_checks::matrix::{find_scenario, parse_checker, run_matrix, run_row, Filter, Matrix};
+use wb_checks::matrix::{find_scenario, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Shard};
 use wb_checks::render;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
@@ -63,6 +63,22 @@ enum Command {
         /// Do not print a progress line per row on stderr.
         #[arg(long)]
         quiet: bool,
+        /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle
+        /// iterations split; combine the shards' JSON with `wbcheck merge`.
+        #[arg(long)]
+        shard: Option<String>,
+        /// Rows run at once (default: $WBCHECK_JOBS, else the number of CPUs).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Combine the JSON matrices of the shards of one split run into the whole matrix.
+    Merge {
+        /// The shards' `matrix --format json` outputs.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// table, md or json.
+        #[arg(long, default_value = "table")]
+        format: String,
     },
     /// Re-run one shuttle execution and print its trace: a counterexample's replay string, or a
     /// `sched_<scenario>` fuzz input (e.g. a crash file).
@@ -103,6 +119,27 @@ fn bounds(tier: &str) -> Result<Bounds, BadInput> {
     let names = Tier::ALL.map(|t| t.name());
     let tier = Tier::from_name(choice("tier", tier, &names)?).expect("validated");
     Bounds::from_env(tier).map_err(BadInput)
+}
+
+fn print_matrix(matrix: &Matrix, format: &str) {
+    match format {
+        "json" => println!("{}", serde_json::to_string_pretty(matrix).expect("the matrix serialises")),
+        "md" => print!("{}", render::markdown(matrix)),
+        _ => print!("{}", render::table(matrix)),
+    }
+}
+
+/// `$WBCHECK_JOBS`, else the number of CPUs.
+fn default_jobs() -> Result<usize, BadInput> {
+    match std::env::var("WBCHECK_JOBS") {
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| BadInput(format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer"))),
+        Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
 }
 
 fn main() -> ExitCode {
@@ -164,12 +201,18 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             }
             Ok(exit_for(row.matched))
         }
-        Command::Matrix { scenario, revision, checker, tier, format, quiet } => {
+        Command::Matrix { scenario, revision, checker, tier, format, quiet, shard, jobs } => {
             let format = choice("format", &format, &["table", "md", "json"])?;
             let bounds = bounds(&tier)?;
             let checkers = checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
-            let filter = Filter { scenarios: scenario, revisions: revision, checkers };
-            let matrix: Matrix = run_matrix(&filter, &bounds, |row| {
+            let shard = shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
+            let jobs = match jobs {
+                Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
+                Some(n) => n,
+                None => default_jobs()?,
+            };
+            let filter = Filter { scenarios: scenario, revisions: revision, checkers, shard };
+            let matrix: Matrix = run_matrix(&filter, &bounds, jobs, |row| {
                 if !quiet {
                     eprintln!(
                         "{:<16} {:<18} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
@@ -185,11 +228,23 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                 }
             })
             .map_err(BadInput)?;
-            match format {
-                "json" => println!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises")),
-                "md" => print!("{}", render::markdown(&matrix)),
-                _ => print!("{}", render::table(&matrix)),
-            }
+            print_matrix(&matrix, format);
+            // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.
+            Ok(exit_for(matrix.shard.is_some() || matrix.summary.mismatched == 0))
+        }
+        Command::Merge { files, format } => {
+            let format = choice("format", &format, &["table", "md", "json"])?;
+            let shards = files
+                .iter()
+                .map(|f| {
+                    let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+                    serde_json::from_str::<Matrix>(&text)
+                        .map_err(|e| format!("{} is not a wbcheck matrix JSON: {e}", f.display()))
+                })
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(BadInput)?;
+            let matrix = merge(shards).map_err(BadInput)?;
+            print_matrix(&matrix, format);
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {

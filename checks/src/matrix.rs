@@ -2,20 +2,20 @@
 //! verdicts, in the JSON contract of DESIGN.md §5.
 
 use crate::oracle_check;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wb_models::bounds::Bounds;
 use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
 use wb_models::scenario::{self, unknown, Scenario};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepJson {
     pub thread: String,
     pub function: String,
     pub detail: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CounterexampleJson {
     pub message: String,
     pub placement: String,
@@ -41,13 +41,13 @@ impl From<&Counterexample> for CounterexampleJson {
 }
 
 /// One row of the matrix.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub scenario: String,
     pub revision: String,
     pub checker: String,
-    pub expected: &'static str,
-    pub verdict: &'static str,
+    pub expected: String,
+    pub verdict: String,
     pub executions: u64,
     pub millis: u64,
     pub bounds: BTreeMap<String, u64>,
@@ -63,7 +63,7 @@ pub struct Row {
 }
 
 /// Executions and milliseconds up to and including a counterexample's execution.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct FoundJson {
     pub executions: u64,
     pub ms: f64,
@@ -94,11 +94,12 @@ impl Row {
             "fail"
         };
         let matched = verdict != "bounded" && violated == expected_violated;
+        let verdict = verdict.to_string();
         Row {
             scenario: scenario.into(),
             revision: revision.into(),
             checker: checker.name().into(),
-            expected: if expected_violated.is_empty() { "pass" } else { "fail" },
+            expected: if expected_violated.is_empty() { "pass" } else { "fail" }.to_string(),
             verdict,
             executions: outcome.executions,
             millis: outcome.millis,
@@ -114,28 +115,91 @@ impl Row {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     pub total: usize,
     pub matched: usize,
     pub mismatched: usize,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Matrix {
-    pub tool: &'static str,
-    pub version: &'static str,
-    pub tier: &'static str,
+    pub tool: String,
+    pub version: String,
+    pub tier: String,
+    /// `I/N` when this is one shard of a split run (see [`Shard`]); absent for a whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     pub results: Vec<Row>,
     pub summary: Summary,
 }
 
+impl Matrix {
+    fn new(tier: &str, shard: Option<String>, results: Vec<Row>) -> Matrix {
+        let matched = results.iter().filter(|r| r.matched).count();
+        Matrix {
+            tool: "wbcheck".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            tier: tier.into(),
+            shard,
+            summary: Summary { total: results.len(), matched, mismatched: results.len() - matched },
+            results,
+        }
+    }
+}
+
+/// One part of a matrix split over machines: shard `index` (0-based) of `count`. loom and oracle
+/// rows are dealt round-robin in catalogue order; every shuttle row runs in every shard with its
+/// share of the iterations and the seed plus the shard index. `wbcheck merge` recombines the
+/// shards' JSON into the whole matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Parse `I/N` (1-based `I`).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("malformed shard '{s}': expected I/N with 1 <= I <= N, e.g. 2/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if i == 0 || i > n {
+            return Err(bad());
+        }
+        Ok(Shard { index: i - 1, count: n })
+    }
+
+    fn label(self) -> Option<String> {
+        (self.count > 1).then(|| format!("{}/{}", self.index + 1, self.count))
+    }
+
+    /// This shard's bounds for a shuttle row.
+    fn shuttle_bounds(self, bounds: &Bounds) -> Bounds {
+        let (iters, n) = (bounds.shuttle_iterations, self.count);
+        Bounds {
+            shuttle_iterations: iters / n + usize::from(self.index < iters % n),
+            seed: bounds.seed + self.index as u64,
+            ..bounds.clone()
+        }
+    }
+}
+
 /// Which rows to run. Empty lists mean "all".
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Filter {
     pub scenarios: Vec<String>,
     pub revisions: Vec<String>,
     pub checkers: Vec<Checker>,
+    pub shard: Shard,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Filter { scenarios: Vec::new(), revisions: Vec::new(), checkers: Vec::new(), shard: Shard::WHOLE }
+    }
 }
 
 /// Resolve a scenario name or fail with the valid names.
@@ -164,8 +228,15 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
-/// Validate the filter, then run every selected row; `progress` sees each row as it finishes.
-pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(&Row)) -> Result<Matrix, String> {
+/// Validate the filter, then run every selected row of this shard on `jobs` threads (rows are
+/// independent; loom and shuttle run each model on the calling thread). `progress` sees each row
+/// as it finishes; the result keeps catalogue order.
+pub fn run_matrix(
+    filter: &Filter,
+    bounds: &Bounds,
+    jobs: usize,
+    progress: impl FnMut(&Row) + Send,
+) -> Result<Matrix, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
         selected.push(find_scenario(name)?);
@@ -181,26 +252,117 @@ pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(&Ro
         }
     }
     let checkers = if filter.checkers.is_empty() { Checker::ALL.to_vec() } else { filter.checkers.clone() };
-    let mut results = Vec::new();
+    let shard = filter.shard;
+    let mut rows: Vec<(&'static dyn Scenario, &'static str, Checker, Bounds)> = Vec::new();
+    let mut dealt = 0;
     for s in selected {
-        let info = s.info();
-        for rev in &info.revisions {
+        for rev in s.info().revisions {
             if !filter.revisions.is_empty() && !filter.revisions.iter().any(|r| r == rev.name) {
                 continue;
             }
             for &checker in &checkers {
-                let row = run_row(s, rev.name, checker, bounds)?;
-                progress(&row);
-                results.push(row);
+                if matches!(checker, Checker::ShuttlePct | Checker::ShuttleRandom) {
+                    rows.push((s, rev.name, checker, shard.shuttle_bounds(bounds)));
+                } else {
+                    if dealt % shard.count == shard.index {
+                        rows.push((s, rev.name, checker, bounds.clone()));
+                    }
+                    dealt += 1;
+                }
             }
         }
     }
-    let matched = results.iter().filter(|r| r.matched).count();
-    Ok(Matrix {
-        tool: "wbcheck",
-        version: env!("CARGO_PKG_VERSION"),
-        tier: bounds.tier.name(),
-        summary: Summary { total: results.len(), matched, mismatched: results.len() - matched },
-        results,
-    })
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new((vec![None; rows.len()], progress));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, rows.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((s, rev, checker, b)) = rows.get(i) else { break };
+                let row = run_row(*s, rev, *checker, b);
+                let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+                if let Ok(row) = &row {
+                    (d.1)(row);
+                }
+                d.0[i] = Some(row);
+            });
+        }
+    });
+    let (results, _) = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    let results = results.into_iter().map(|r| r.expect("every row ran")).collect::<Result<Vec<_>, _>>()?;
+    Ok(Matrix::new(bounds.tier.name(), shard.label(), results))
+}
+
+/// Recombine the shards of one split run (any order) into the whole matrix: per row, executions
+/// and time add up, violated properties unite (the first counterexample of each, by shard
+/// order), a row is `bounded` if any shard's part was, and the verdict is judged again against
+/// the expectation.
+pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
+    let mut parts: Vec<(Shard, Matrix)> = shards
+        .into_iter()
+        .map(|m| {
+            let label = m.shard.clone().ok_or("a matrix without \"shard\" is not part of a split run")?;
+            Ok((Shard::parse(&label)?, m))
+        })
+        .collect::<Result<_, String>>()?;
+    parts.sort_by_key(|(s, _)| s.index);
+    let count = parts.first().map(|(s, _)| s.count).ok_or("nothing to merge")?;
+    let indices: Vec<usize> = parts.iter().map(|(s, _)| s.index).collect();
+    if parts.iter().any(|(s, _)| s.count != count) || indices != (0..count).collect::<Vec<_>>() {
+        let got: Vec<String> = parts.iter().map(|(s, _)| format!("{}/{}", s.index + 1, s.count)).collect();
+        return Err(format!("expected shards 1/{count} to {count}/{count} once each, got {}", got.join(", ")));
+    }
+    let tier = parts[0].1.tier.clone();
+    if parts.iter().any(|(_, m)| m.tier != tier) {
+        return Err("the shards were run at different tiers".into());
+    }
+    let mut merged: Vec<Row> = Vec::new();
+    for (_, m) in parts {
+        for row in m.results {
+            match merged
+                .iter_mut()
+                .find(|r| (&r.scenario, &r.revision, &r.checker) == (&row.scenario, &row.revision, &row.checker))
+            {
+                None => merged.push(row),
+                Some(into) => absorb(into, row),
+            }
+        }
+    }
+    let order = |r: &Row| -> (usize, usize, usize) {
+        let all = scenario::scenarios();
+        let s = all.iter().position(|s| s.info().name == r.scenario).unwrap_or(usize::MAX);
+        let v =
+            all.get(s).and_then(|s| s.info().revisions.iter().position(|v| v.name == r.revision)).unwrap_or(usize::MAX);
+        let c = Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(usize::MAX);
+        (s, v, c)
+    };
+    merged.sort_by_key(order);
+    Ok(Matrix::new(&tier, None, merged))
+}
+
+/// Add a later shard's part of a row to `into`.
+fn absorb(into: &mut Row, part: Row) {
+    into.executions += part.executions;
+    into.millis += part.millis;
+    if let (Some(a), Some(b)) = (into.bounds.get_mut("iterations"), part.bounds.get("iterations")) {
+        *a += b;
+    }
+    for (property, cx) in part.counterexamples {
+        into.counterexamples.entry(property).or_insert(cx);
+    }
+    into.violated = into.counterexamples.keys().cloned().collect();
+    if into.counterexample.is_none() {
+        (into.property, into.counterexample, into.first_counterexample) =
+            (part.property, part.counterexample, part.first_counterexample);
+    }
+    let bounded = into.verdict == "bounded" || part.verdict == "bounded";
+    into.verdict = if bounded {
+        "bounded"
+    } else if into.violated.is_empty() {
+        "pass"
+    } else {
+        "fail"
+    }
+    .into();
+    into.matched = !bounded && into.violated == into.expected_violated;
 }

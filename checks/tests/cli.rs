@@ -169,3 +169,57 @@ fn replay_of_a_fuzz_input() {
     assert_eq!(neither.status.code(), Some(2));
     assert!(!String::from_utf8_lossy(&neither.stderr).contains("panicked"));
 }
+
+#[test]
+fn sharded_matrix_merges_into_the_whole() {
+    let dir = std::env::temp_dir().join(format!("wbcheck-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = ["matrix", "--scenario", "percpu-counter", "--format", "json", "--quiet"];
+    let whole: serde_json::Value = serde_json::from_slice(&wbcheck(&args).stdout).unwrap();
+    let mut files = Vec::new();
+    for i in 1..=3 {
+        let out = wbcheck(&[&args[..], &["--shard", &format!("{i}/3"), "--jobs", "1"]].concat());
+        assert!(out.status.success(), "shard {i}: {}", String::from_utf8_lossy(&out.stderr));
+        let part: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(part["shard"], format!("{i}/3"));
+        let file = dir.join(format!("{i}.json"));
+        std::fs::write(&file, &out.stdout).unwrap();
+        files.push(file.to_string_lossy().into_owned());
+    }
+    // Any order.
+    files.reverse();
+    let merged =
+        wbcheck(&[&["merge", "--format", "json"][..], &files.iter().map(String::as_str).collect::<Vec<_>>()].concat());
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert!(merged.get("shard").is_none());
+    let (w, m) = (whole["results"].as_array().unwrap(), merged["results"].as_array().unwrap());
+    assert_eq!(w.len(), m.len());
+    for (w, m) in w.iter().zip(m) {
+        for key in ["scenario", "revision", "checker", "verdict", "matched"] {
+            assert_eq!(w[key], m[key], "{key} of {w:?}");
+        }
+        if w["checker"].as_str().unwrap().starts_with("shuttle") {
+            // Every shard ran its share of the iterations with its own seed.
+            assert_eq!(m["bounds"]["iterations"], w["bounds"]["iterations"]);
+        } else {
+            assert_eq!((&w["executions"], &w["violated"]), (&m["executions"], &m["violated"]));
+        }
+    }
+    assert_eq!(merged["summary"], whole["summary"]);
+
+    let missing = wbcheck(&["merge", &files[0], &files[1]]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("once each"));
+    let not_json = wbcheck(&["merge", concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")]);
+    assert_eq!(not_json.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_shard_and_jobs() {
+    for bad in ["0/2", "3/2", "1", "a/b", "1/0"] {
+        assert_bad_input(&["matrix", "--scenario", "percpu-counter", "--shard", bad], bad, "I/N");
+    }
+    assert_bad_input(&["matrix", "--scenario", "percpu-counter", "--jobs", "0"], "--jobs", "at least 1");
+}

@@ -5,13 +5,16 @@
 //! in one process, so it lets shuttle install that hook once, replaces it, and from then on:
 //! a panic inside a checker run is captured silently (the harness turns it into a
 //! `checker-error` counterexample, or recognises its own stop signal); any other panic is
-//! printed as std would.
+//! printed as std would. Capture is per OS thread (loom and shuttle run a model's threads on the
+//! thread that called them), so matrix rows may run on several threads at once.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, Once};
+use std::cell::{Cell, RefCell};
+use std::sync::Once;
 
-static CAPTURING: AtomicUsize = AtomicUsize::new(0);
-static FIRST_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
+thread_local! {
+    static CAPTURING: Cell<usize> = const { Cell::new(0) };
+    static FIRST_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// Install wbcheck's hook (idempotent).
 pub fn own_panic_hook() {
@@ -21,11 +24,10 @@ pub fn own_panic_hook() {
         shuttle::Runner::new(shuttle::scheduler::RoundRobinScheduler::new(1), quiet_shuttle_config()).run(|| {});
         let _shuttle_hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|info| {
-            if CAPTURING.load(Ordering::Relaxed) > 0 {
-                let mut first = FIRST_MESSAGE.lock().unwrap_or_else(|e| e.into_inner());
-                if first.is_none() {
-                    *first = Some(payload_message(info.payload()));
-                }
+            if CAPTURING.with(Cell::get) > 0 {
+                FIRST_MESSAGE.with(|first| {
+                    first.borrow_mut().get_or_insert_with(|| payload_message(info.payload()));
+                });
             } else {
                 eprintln!("{info}");
             }
@@ -48,19 +50,19 @@ pub struct Capture(());
 impl Capture {
     pub fn start() -> Capture {
         own_panic_hook();
-        CAPTURING.fetch_add(1, Ordering::Relaxed);
+        CAPTURING.with(|c| c.set(c.get() + 1));
         Capture(())
     }
 
     /// The first panic message captured since the last call.
     pub fn take_message(&self) -> Option<String> {
-        FIRST_MESSAGE.lock().unwrap_or_else(|e| e.into_inner()).take()
+        FIRST_MESSAGE.with(|first| first.borrow_mut().take())
     }
 }
 
 impl Drop for Capture {
     fn drop(&mut self) {
-        CAPTURING.fetch_sub(1, Ordering::Relaxed);
+        CAPTURING.with(|c| c.set(c.get() - 1));
     }
 }
 
