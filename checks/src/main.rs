@@ -64,15 +64,16 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
-    /// Re-run one shuttle execution and print its trace: a counterexample's replay string, or a
-    /// `sched_<scenario>` fuzz input (e.g. a crash file).
+    /// Re-run one execution and print its trace: a counterexample's replay handle (`loom1:...`
+    /// or `shuttle1:...`), or a `sched_<scenario>` fuzz input (e.g. a crash file).
     Replay {
         scenario: String,
         #[arg(long)]
         revision: String,
-        /// shuttle-pct or shuttle-random (they share the model configuration).
-        #[arg(long, default_value = "shuttle-random")]
-        checker: String,
+        /// loom, shuttle-pct or shuttle-random (the shuttle two share the model configuration);
+        /// default: loom for a `loom1:` handle, shuttle-random otherwise.
+        #[arg(long)]
+        checker: Option<String>,
         /// The counterexample's "replay" value.
         #[arg(long, required_unless_present = "fuzz_input", conflicts_with = "fuzz_input")]
         schedule: Option<String>,
@@ -189,6 +190,8 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
+            let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
+            let checker = checker.unwrap_or_else(|| if is_loom { "loom" } else { "shuttle-random" }.into());
             let checker = parse_checker(&checker).map_err(BadInput)?;
             let bytes = match &fuzz_input {
                 Some(path) => {

@@ -22,6 +22,8 @@ pub struct CounterexampleJson {
     pub steps: Vec<StepJson>,
     pub replay: Option<String>,
     pub found: Option<FoundJson>,
+    /// loom: the smallest preemption bound at which the property is violated (these steps).
+    pub min_preemptions: Option<usize>,
 }
 
 impl From<&Counterexample> for CounterexampleJson {
@@ -36,6 +38,7 @@ impl From<&Counterexample> for CounterexampleJson {
                 .collect(),
             replay: c.replay.clone(),
             found: c.found.map(FoundJson::from),
+            min_preemptions: c.min_preemptions,
         }
     }
 }
@@ -59,6 +62,9 @@ pub struct Row {
     pub counterexamples: BTreeMap<String, CounterexampleJson>,
     /// Executions and milliseconds up to the first counterexample (loom and shuttle).
     pub first_counterexample: Option<FoundJson>,
+    /// loom: the smallest preemption bound at which the row fails (the least over its
+    /// counterexamples).
+    pub min_preemptions: Option<usize>,
     pub matched: bool,
 }
 
@@ -109,6 +115,7 @@ impl Row {
             expected_violated,
             counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
             first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
+            min_preemptions: outcome.counterexamples.iter().filter_map(|c| c.min_preemptions).min(),
             matched,
         }
     }

@@ -152,6 +152,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -164,6 +165,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps,
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -283,6 +285,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
                 return;
             }
@@ -295,6 +298,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 steps: steps.clone(),
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });
@@ -350,6 +354,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
                 return;
             }
@@ -362,6 +367,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 steps,
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });
@@ -445,6 +451,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -467,6 +474,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -534,6 +542,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -560,6 +569,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -624,6 +634,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 steps: steps.clone(),
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
         if relief.iter().any(|r| !r) {
@@ -634,6 +645,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 steps,
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });

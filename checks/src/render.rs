@@ -71,6 +71,9 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "property {property} violated: {}", c.message);
     let _ = writeln!(out, "placement: {}", c.placement);
+    if let Some(k) = c.min_preemptions {
+        let _ = writeln!(out, "smallest loom preemption bound with this violation: {k} (this trace)");
+    }
     out.push_str(&format_lines(c.steps.iter().map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str()))));
     match &c.replay {
         Some(r) => {

@@ -53,8 +53,11 @@ pub struct Counterexample {
     pub steps: Vec<Step>,
     /// A handle `wbcheck replay` accepts, where the checker has one.
     pub replay: Option<String>,
-    /// When the run found it (loom and shuttle).
+    /// When the run found it (loom and shuttle; for loom, the run at the configured bound).
     pub found: Option<FirstFound>,
+    /// loom: the smallest preemption bound at which this property is violated; the steps and
+    /// replay handle are that bound's first counterexample.
+    pub min_preemptions: Option<usize>,
 }
 
 /// The result of one (scenario, revision, checker) run.

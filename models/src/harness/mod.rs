@@ -5,10 +5,11 @@ mod loom_run;
 pub mod schedule;
 mod shuttle_run;
 
-pub use loom_run::run_loom;
+pub use loom_run::{replay_loom, run_loom, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};
 
-use crate::outcome::{Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
+use crate::bounds::{Bounds, Tier};
+use crate::outcome::{Checker, Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wb_core::ctx::CpuPlan;
 use wb_core::sync::Platform;
@@ -49,6 +50,28 @@ pub trait Model: Clone + Send + Sync + 'static {
     fn size(&self) -> Vec<(String, u64)>;
 }
 
+/// Re-run one execution of `model` (built for `checker`) and return its trace: a loom
+/// counterexample from its `loom1:` handle, a shuttle one from its `shuttle1:` string or a
+/// fuzzer's bytes. The oracle's counterexamples are sequences of whole calls, printed in full.
+pub fn replay<M: Model>(
+    model: &M,
+    checker: Checker,
+    schedule: ShuttleSchedule<'_>,
+    bounds: &Bounds,
+) -> Result<Replayed, String> {
+    match (checker, schedule) {
+        (Checker::Loom, ShuttleSchedule::Recorded(handle)) => replay_loom(model, handle, bounds),
+        (Checker::Loom, ShuttleSchedule::Bytes(_)) => {
+            Err("a loom counterexample replays from its loom1: handle, not from a fuzz input".into())
+        }
+        (Checker::ShuttlePct | Checker::ShuttleRandom, schedule) => replay_shuttle(model, schedule),
+        (Checker::Oracle, _) => Err(
+            "oracle counterexamples are not replayed: they are sequences of whole calls, printed in full by `wbcheck run`"
+                .into(),
+        ),
+    }
+}
+
 /// Panic payload the harness uses to end a search once every property has failed.
 struct StopExploring;
 
@@ -60,6 +83,18 @@ struct Collector {
     properties: usize,
     /// The execution in progress, for reporting a panic with its trace.
     current: Option<(Arc<Trace>, String)>,
+    /// The loom search in progress, for naming each counterexample's execution in its handle.
+    loom_run: Option<LoomRun>,
+}
+
+/// Where a loom search is: what a [`LoomHandle`] records.
+struct LoomRun {
+    tier: Tier,
+    variant: usize,
+    placement: usize,
+    preemptions: Option<usize>,
+    /// The collector's execution count when this variant and placement's search began.
+    first_execution: u64,
 }
 
 type Shared = Arc<Mutex<Collector>>;
@@ -75,6 +110,7 @@ impl Collector {
             started: std::time::Instant::now(),
             properties,
             current: None,
+            loom_run: None,
         }))
     }
 
@@ -92,7 +128,17 @@ impl Collector {
                 message: v.message,
                 placement: placement.to_owned(),
                 steps,
-                replay: None,
+                replay: self.loom_run.as_ref().map(|r| {
+                    LoomHandle {
+                        tier: r.tier,
+                        variant: r.variant,
+                        placement: r.placement,
+                        preemptions: r.preemptions,
+                        execution: self.outcome.executions - r.first_execution,
+                    }
+                    .encode()
+                }),
+                min_preemptions: None,
                 found: Some(FirstFound {
                     executions: self.outcome.executions,
                     micros: self.started.elapsed().as_micros() as u64,
