@@ -2,10 +2,12 @@
 //! counterexamples. Exit status: 0 when every verdict equals its expectation, 1 on a mismatch,
 //! 2 on bad input.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{find_scenario, parse_checker, run_matrix, run_row, Filter, Matrix};
-use wb_checks::render;
+use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
@@ -42,27 +44,29 @@ enum Command {
         /// text or json.
         #[arg(long, default_value = "text")]
         format: String,
+        /// Also write the counterexamples as an SVG swimlane picture to this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Print the counterexamples as Mermaid sequence diagrams instead of text or JSON.
+        #[arg(long)]
+        mermaid: bool,
     },
     /// Run the verdict matrix (every scenario x revision x checker unless filtered).
     Matrix {
-        /// Only this scenario (repeatable).
-        #[arg(long)]
-        scenario: Vec<String>,
-        /// Only this revision (repeatable).
-        #[arg(long)]
-        revision: Vec<String>,
-        /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
-        #[arg(long)]
-        checker: Vec<String>,
-        /// quick or deep.
-        #[arg(long, default_value = "quick")]
-        tier: String,
+        #[command(flatten)]
+        rows: RowArgs,
         /// table, md or json.
         #[arg(long, default_value = "table")]
         format: String,
-        /// Do not print a progress line per row on stderr.
+    },
+    /// Run the verdict matrix and write a static HTML page (matrix table, one SVG picture per
+    /// counterexample) into a directory.
+    Report {
+        #[command(flatten)]
+        rows: RowArgs,
+        /// The directory to write index.html and the pictures into (created if missing).
         #[arg(long)]
-        quiet: bool,
+        out: PathBuf,
     },
     /// Re-run one execution and print its trace: a counterexample's replay handle (`loom1:...`
     /// or `shuttle1:...`), or a `sched_<scenario>` fuzz input (e.g. a crash file).
@@ -83,8 +87,64 @@ enum Command {
         #[arg(long, default_value = "quick")]
         tier: String,
     },
+    /// Print a scenario revision's litmus-shaped core as a C litmus test for herd7 and the
+    /// kernel's tools/memory-model, with the result wbcheck's loom verdict predicts.
+    Litmus {
+        scenario: String,
+        #[arg(long)]
+        revision: String,
+    },
     /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy).
     Simulate { simulation: String },
+}
+
+/// Which matrix rows to run, and how to show progress.
+#[derive(Args)]
+struct RowArgs {
+    /// Only this scenario (repeatable).
+    #[arg(long)]
+    scenario: Vec<String>,
+    /// Only this revision (repeatable).
+    #[arg(long)]
+    revision: Vec<String>,
+    /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
+    #[arg(long)]
+    checker: Vec<String>,
+    /// quick or deep.
+    #[arg(long, default_value = "quick")]
+    tier: String,
+    /// No progress on stderr (progress is shown only when stderr is a terminal).
+    #[arg(long)]
+    quiet: bool,
+}
+
+impl RowArgs {
+    /// Run the selected rows, with a progress line per row on a terminal.
+    fn run(self) -> Result<Matrix, BadInput> {
+        let bounds = bounds(&self.tier)?;
+        let checkers =
+            self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
+        let filter = Filter { scenarios: self.scenario, revisions: self.revision, checkers };
+        let show = !self.quiet && std::io::stderr().is_terminal();
+        let start = std::time::Instant::now();
+        run_matrix(&filter, &bounds, |row| {
+            if show {
+                eprintln!(
+                    "{:>6.1} s  {:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
+                    start.elapsed().as_secs_f64(),
+                    row.scenario,
+                    row.revision,
+                    row.checker,
+                    row.expected,
+                    row.verdict,
+                    row.executions,
+                    row.millis,
+                    if row.matched { "" } else { "  MISMATCH" }
+                );
+            }
+        })
+        .map_err(BadInput)
+    }
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
@@ -146,45 +206,46 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             println!("{}", info.header);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run { scenario, revision, checker, tier, format } => {
+        Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {
             let format = choice("format", &format, &["text", "json"])?;
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let checker = parse_checker(&checker).map_err(BadInput)?;
             let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
-            if format == "json" {
+            let panels = picture::row_panels(&row);
+            if let Some(path) = &svg {
+                if panels.is_empty() {
+                    eprintln!("no counterexample: {} not written", path.display());
+                } else {
+                    std::fs::write(path, picture::svg(&panels))
+                        .map_err(|e| BadInput(format!("cannot write --svg {}: {e}", path.display())))?;
+                }
+            }
+            if mermaid {
+                let diagrams: Vec<String> = panels.iter().map(picture::mermaid).collect();
+                print!("{}", diagrams.join("\n"));
+            } else if format == "json" {
                 println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
             } else {
                 print!("{}", render::row_text(&row));
             }
             Ok(exit_for(row.matched))
         }
-        Command::Matrix { scenario, revision, checker, tier, format, quiet } => {
+        Command::Matrix { rows, format } => {
             let format = choice("format", &format, &["table", "md", "json"])?;
-            let bounds = bounds(&tier)?;
-            let checkers = checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
-            let filter = Filter { scenarios: scenario, revisions: revision, checkers };
-            let matrix: Matrix = run_matrix(&filter, &bounds, |row| {
-                if !quiet {
-                    eprintln!(
-                        "{:<16} {:<18} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
-                        row.scenario,
-                        row.revision,
-                        row.checker,
-                        row.expected,
-                        row.verdict,
-                        row.executions,
-                        row.millis,
-                        if row.matched { "" } else { "  MISMATCH" }
-                    );
-                }
-            })
-            .map_err(BadInput)?;
+            let matrix = rows.run()?;
             match format {
                 "json" => println!("{}", serde_json::to_string_pretty(&matrix).expect("the matrix serialises")),
                 "md" => print!("{}", render::markdown(&matrix)),
                 _ => print!("{}", render::table(&matrix)),
             }
+            Ok(exit_for(matrix.summary.mismatched == 0))
+        }
+        Command::Report { rows, out } => {
+            report::prepare(&out).map_err(BadInput)?;
+            let matrix = rows.run()?;
+            let files = report::write(&matrix, &out).map_err(BadInput)?;
+            println!("wrote {} ({} files)", out.join("index.html").display(), files.len());
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
@@ -206,6 +267,10 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             };
             let replayed = s.replay(&revision, checker, source, &bounds).map_err(BadInput)?;
             print!("{}", render::replayed_text(&replayed));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Litmus { scenario, revision } => {
+            print!("{}", wb_models::litmus::export(&scenario, &revision).map_err(BadInput)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate { simulation } => {

@@ -7,6 +7,7 @@ pub mod dontcache_accounting;
 pub mod dontcache_kick;
 pub mod foreign_policy;
 pub mod harness;
+pub mod litmus;
 pub mod outcome;
 pub mod panic;
 pub mod percpu_counter;
