@@ -141,7 +141,7 @@ fn panel(out: &mut String, p: &Panel<'_>, top: usize, width: usize, lanes: &[&st
     let mut boxes = String::new();
     for (n, s) in p.cx.steps.iter().enumerate() {
         let lane = lanes.iter().position(|t| *t == s.thread).unwrap_or(0);
-        let mut lines = wrap(&format!("{:>2}  {}", n + 1, s.function), LANE_CHARS);
+        let mut lines = wrap(&format!("{} {}", n + 1, s.function), LANE_CHARS);
         lines.extend(wrap(&s.detail, LANE_CHARS));
         let h = lines.len() * LINE_H + 2 * PAD;
         let (fill, stroke) = (FILLS[lane % FILLS.len()], STROKES[lane % STROKES.len()]);
