@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wb_checks::matrix::{find_scenario, parse_checker, run_matrix, run_row, Filter, Matrix};
+use wb_checks::matrix::{find_scenario, parse_checker, run_matrix, run_row, Filter, Matrix, Progress, Row};
 use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
@@ -125,26 +125,87 @@ impl RowArgs {
         let checkers =
             self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
         let filter = Filter { scenarios: self.scenario, revisions: self.revision, checkers };
-        let show = !self.quiet && std::io::stderr().is_terminal();
-        let start = std::time::Instant::now();
-        run_matrix(&filter, &bounds, |row| {
-            if show {
-                eprintln!(
-                    "{:>6.1} s  {:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
-                    start.elapsed().as_secs_f64(),
-                    row.scenario,
-                    row.revision,
-                    row.checker,
-                    row.expected,
-                    row.verdict,
-                    row.executions,
-                    row.millis,
-                    if row.matched { "" } else { "  MISMATCH" }
-                );
+        let ticker = (!self.quiet && std::io::stderr().is_terminal()).then(Ticker::start);
+        let matrix = run_matrix(&filter, &bounds, |event| {
+            if let Some(t) = &ticker {
+                t.show(event);
             }
-        })
-        .map_err(BadInput)
+        });
+        if let Some(t) = ticker {
+            t.stop();
+        }
+        matrix.map_err(BadInput)
     }
+}
+
+/// Progress on a terminal's stderr: a line per finished row, and under it a status line
+/// (elapsed time, the row running, its executions so far) refreshed every second.
+struct Ticker {
+    state: std::sync::Arc<std::sync::Mutex<TickerState>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+struct TickerState {
+    start: std::time::Instant,
+    row: Option<(String, u64)>,
+    done: bool,
+}
+
+impl Ticker {
+    fn start() -> Ticker {
+        let state = std::sync::Arc::new(std::sync::Mutex::new(TickerState {
+            start: std::time::Instant::now(),
+            row: None,
+            done: false,
+        }));
+        let s = state.clone();
+        let thread = std::thread::spawn(move || loop {
+            std::thread::park_timeout(std::time::Duration::from_secs(1));
+            let st = s.lock().unwrap_or_else(|e| e.into_inner());
+            if st.done {
+                return;
+            }
+            if let Some((label, base)) = &st.row {
+                let n = wb_models::harness::executions_started() - base;
+                eprint!("\r\x1b[K{:>6.1} s  running {label}: {n} executions", st.start.elapsed().as_secs_f64());
+            }
+        });
+        Ticker { state, thread }
+    }
+
+    fn show(&self, event: Progress<'_>) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Progress::Started { scenario, revision, checker } => {
+                let label = format!("{scenario} {revision} {}", checker.name());
+                st.row = Some((label, wb_models::harness::executions_started()));
+            }
+            Progress::Finished(row) => {
+                st.row = None;
+                eprintln!("\r\x1b[K{:>6.1} s  {}", st.start.elapsed().as_secs_f64(), row_line(row));
+            }
+        }
+    }
+
+    fn stop(self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).done = true;
+        self.thread.thread().unpark();
+        let _ = self.thread.join();
+    }
+}
+
+fn row_line(row: &Row) -> String {
+    format!(
+        "{:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
+        row.scenario,
+        row.revision,
+        row.checker,
+        row.expected,
+        row.verdict,
+        row.executions,
+        row.millis,
+        if row.matched { "" } else { "  MISMATCH" }
+    )
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.

@@ -171,8 +171,17 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
-/// Validate the filter, then run every selected row; `progress` sees each row as it finishes.
-pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(&Row)) -> Result<Matrix, String> {
+/// What [`run_matrix`] reports while it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A row is about to run.
+    Started { scenario: &'a str, revision: &'a str, checker: Checker },
+    /// A row has finished.
+    Finished(&'a Row),
+}
+
+/// Validate the filter, then run every selected row; `progress` sees each row start and finish.
+pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
         selected.push(find_scenario(name)?);
@@ -196,8 +205,9 @@ pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(&Ro
                 continue;
             }
             for &checker in &checkers {
+                progress(Progress::Started { scenario: info.name, revision: rev.name, checker });
                 let row = run_row(s, rev.name, checker, bounds)?;
-                progress(&row);
+                progress(Progress::Finished(&row));
                 results.push(row);
             }
         }

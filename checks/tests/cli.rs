@@ -227,3 +227,11 @@ fn loom_counterexamples_replay_from_their_handle() {
         "",
     );
 }
+
+#[test]
+fn progress_is_silent_when_stderr_is_not_a_terminal() {
+    let out = wbcheck(&["matrix", "--scenario", "dontcache-kick", "--checker", "oracle"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("6 rows, 6 matched"));
+}

@@ -10,6 +10,7 @@ pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, Shuttl
 
 use crate::bounds::{Bounds, Tier};
 use crate::outcome::{Checker, Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wb_core::ctx::CpuPlan;
 use wb_core::sync::Platform;
@@ -70,6 +71,14 @@ pub fn replay<M: Model>(
                 .into(),
         ),
     }
+}
+
+/// Executions started by every loom and shuttle search in this process (for progress displays).
+static EXECUTIONS: AtomicU64 = AtomicU64::new(0);
+
+/// How many executions the loom and shuttle searches of this process have started so far.
+pub fn executions_started() -> u64 {
+    EXECUTIONS.load(Ordering::Relaxed)
 }
 
 /// Panic payload the harness uses to end a search once every property has failed.
@@ -180,6 +189,7 @@ fn execute_and_record<M: Model, P: Platform>(
     stop: Stop,
 ) -> Vec<usize> {
     let trace = Arc::new(Trace::new());
+    EXECUTIONS.fetch_add(1, Ordering::Relaxed);
     {
         let mut c = lock(shared);
         c.outcome.executions += 1;
