@@ -80,7 +80,8 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
             let _ = writeln!(out, "replay: {r}");
         }
         None => {
-            let _ = writeln!(out, "replay: none for this checker yet");
+            let _ =
+                writeln!(out, "replay: none (an oracle counterexample is a sequence of whole calls, printed in full)");
         }
     }
     out

@@ -67,7 +67,8 @@ pub struct Outcome {
     pub millis: u64,
     /// The search was cut short (time or iteration limit) before it finished.
     pub bounded: bool,
-    /// First counterexample per violated property, in the order found.
+    /// One counterexample per violated property, in the order found: the first (shuttle: the
+    /// shortest found; loom: the first at the smallest preemption bound).
     pub counterexamples: Vec<Counterexample>,
     /// The bounds used, as (name, value) pairs for the JSON `bounds` object.
     pub bounds: Vec<(String, u64)>,

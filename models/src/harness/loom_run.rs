@@ -122,15 +122,15 @@ fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outc
     while !remaining.is_empty() && bounds.loom_preemptions.is_none_or(|b| k < b) {
         let at_k = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, wanted.len());
         outcome.executions += at_k.executions;
-        for found in at_k.counterexamples {
-            if let Some(i) = remaining.iter().position(|p| *p == found.property) {
+        for smaller in at_k.counterexamples {
+            if let Some(i) = remaining.iter().position(|p| *p == smaller.property) {
                 remaining.remove(i);
                 let cx = outcome
                     .counterexamples
                     .iter_mut()
-                    .find(|c| c.property == found.property)
+                    .find(|c| c.property == smaller.property)
                     .expect("a wanted property has a counterexample");
-                *cx = super::Counterexample { found: cx.found, min_preemptions: Some(k), ..found };
+                *cx = super::Counterexample { found: cx.found, min_preemptions: Some(k), ..smaller };
             }
         }
         k += 1;

@@ -123,12 +123,23 @@ impl Collector {
         }))
     }
 
-    /// Keep the first counterexample of each newly violated property; returns the indices kept.
+    /// Keep the first counterexample of each newly violated property; under shuttle, replace a
+    /// kept one by a later execution with a shorter trace (a loom counterexample is shortened by
+    /// the search at smaller preemption bounds instead). Returns the indices kept or replaced,
+    /// whose replay string the shuttle harness attaches when the execution ends.
     fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str) -> Vec<usize> {
         let mut kept = Vec::new();
         let mut steps = None;
         for v in violations {
-            if self.outcome.counterexample(v.property).is_some() {
+            if let Some(i) = self.outcome.counterexamples.iter().position(|c| c.property == v.property) {
+                let cx = &mut self.outcome.counterexamples[i];
+                if self.loom_run.is_none() && trace.len() < cx.steps.len() {
+                    cx.steps = steps.get_or_insert_with(|| trace.steps()).clone();
+                    cx.message = v.message;
+                    cx.placement = placement.to_owned();
+                    cx.replay = None;
+                    kept.push(i);
+                }
                 continue;
             }
             let steps = steps.get_or_insert_with(|| trace.steps()).clone();
