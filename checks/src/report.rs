@@ -1,10 +1,10 @@
 //! `wbcheck report --out DIR`: a static page a reviewer opens in a browser: the matrix table and,
-//! for every failing row, one swimlane picture per counterexample (an SVG file next to the page)
-//! with its text trace and replay handle. The page is XHTML (well-formed XML served as HTML), so
+//! for every failing row, one swimlane picture per counterexample (an SVG file next to the page,
+//! and the same as Mermaid text) with its text trace and replay handle. The page is XHTML (well-formed XML served as HTML), so
 //! any XML parser can check it.
 
 use crate::matrix::{Matrix, Row};
-use crate::picture::{row_panels, svg, xml_escape};
+use crate::picture::{mermaid, row_panels, svg, xml_escape};
 use crate::render;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -18,10 +18,10 @@ pub fn prepare(dir: &Path) -> Result<(), String> {
     std::fs::remove_file(&probe).map_err(fail)
 }
 
-/// A file name for a counterexample picture: row and property, with anything but
+/// The file name stem of a counterexample's pictures: row and property, with anything but
 /// `[A-Za-z0-9.-]` replaced by `_`.
-pub fn picture_name(r: &Row, property: &str) -> String {
-    let raw = format!("{}__{}__{}__{}.svg", r.scenario, r.revision, r.checker, property);
+pub fn picture_stem(r: &Row, property: &str) -> String {
+    let raw = format!("{}__{}__{}__{}", r.scenario, r.revision, r.checker, property);
     raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect()
 }
 
@@ -98,13 +98,14 @@ pub fn write(m: &Matrix, dir: &Path) -> Result<Vec<PathBuf>, String> {
             xml_escape(&r.checker)
         );
         for panel in row_panels(r) {
-            let name = picture_name(r, panel.property);
-            save(&name, &svg(std::slice::from_ref(&panel)))?;
+            let stem = picture_stem(r, panel.property);
+            save(&format!("{stem}.svg"), &svg(std::slice::from_ref(&panel)))?;
+            save(&format!("{stem}.mmd"), &mermaid(&panel))?;
             let _ = writeln!(
                 html,
-                "<h4>{}</h4>\n<p><img src=\"{}\" alt=\"{}\"/></p>\n<details><summary>text trace</summary><pre>{}</pre></details>",
+                "<h4>{}</h4>\n<p><img src=\"{stem}.svg\" alt=\"{}\"/></p>\n<p><a href=\"{stem}.mmd\">Mermaid</a></p>\n\
+                 <details><summary>text trace</summary><pre>{}</pre></details>",
                 xml_escape(panel.property),
-                xml_escape(&name),
                 xml_escape(&panel.title),
                 xml_escape(&render::counterexample(panel.property, panel.cx))
             );

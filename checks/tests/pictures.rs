@@ -105,11 +105,19 @@ fn report_writes_a_page_with_the_matrix_and_a_picture_per_counterexample() {
         let svg = std::fs::read_to_string(dir.join(src)).unwrap_or_else(|e| panic!("{src}: {e}"));
         svg_root(&roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{src}: {e}")));
     }
-    // Every failing row's verdict links to an anchor that exists.
+    // Every failing row's verdict links to an anchor that exists; each picture has its Mermaid.
     let ids: Vec<&str> = doc.descendants().filter_map(|n| n.attribute("id")).collect();
+    let mut mermaid = 0;
     for link in doc.descendants().filter_map(|n| n.attribute("href")) {
-        assert!(ids.contains(&link.trim_start_matches('#')), "dangling link {link}");
+        if let Some(anchor) = link.strip_prefix('#') {
+            assert!(ids.contains(&anchor), "dangling link {link}");
+        } else {
+            let text = std::fs::read_to_string(dir.join(link)).unwrap_or_else(|e| panic!("{link}: {e}"));
+            assert!(text.starts_with("%% ") && text.contains("\nsequenceDiagram\n"), "{link}");
+            mermaid += 1;
+        }
     }
+    assert_eq!(mermaid, 4);
 }
 
 #[test]
