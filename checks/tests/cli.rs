@@ -94,6 +94,7 @@ fn matrix_json_contract() {
             "violated",
             "expected_violated",
             "counterexamples",
+            "min_preemptions",
         ] {
             assert!(r.get(key).is_some(), "row without {key}: {r}");
         }

@@ -246,3 +246,30 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_round_trip_and_bad_ones_are_errors() {
+        for preemptions in [Some(0), Some(3), None] {
+            let h = LoomHandle { tier: Tier::Deep, variant: 2, placement: 1, preemptions, execution: 71_219 };
+            assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
+        }
+        assert_eq!(
+            LoomHandle { tier: Tier::Quick, variant: 0, placement: 2, preemptions: None, execution: 5 }.encode(),
+            "loom1:quick:0:2:none:5"
+        );
+        for bad in [
+            "shuttle1:1",
+            "loom1:quick:0:0:1",
+            "loom1:quick:0:0:1:2:3",
+            "loom1:fast:0:0:1:2",
+            "loom1:quick:0:0:-1:2",
+            "loom1:quick:0:0:1:0",
+        ] {
+            assert!(LoomHandle::decode(bad).unwrap_err().contains("malformed loom replay handle"), "{bad}");
+        }
+    }
+}
