@@ -7,5 +7,7 @@ pub mod fuzz;
 pub mod matrix;
 pub mod oracle;
 pub mod oracle_check;
+pub mod picture;
 pub mod render;
+pub mod report;
 pub mod simulate;

@@ -2,10 +2,14 @@
 //! counterexamples. Exit status: 0 when every verdict equals its expectation, 1 on a mismatch,
 //! 2 on bad input.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use wb_checks::matrix::{find_scenario, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Shard};
-use wb_checks::render;
+use wb_checks::matrix::{
+    find_scenario, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Progress, Row, Shard,
+};
+use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
@@ -42,53 +46,40 @@ enum Command {
         /// text or json.
         #[arg(long, default_value = "text")]
         format: String,
+        /// Also write the counterexamples as an SVG swimlane picture to this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Print the counterexamples as Mermaid sequence diagrams instead of text or JSON.
+        #[arg(long)]
+        mermaid: bool,
     },
     /// Run the verdict matrix (every scenario x revision x checker unless filtered).
     Matrix {
-        /// Only this scenario (repeatable).
-        #[arg(long)]
-        scenario: Vec<String>,
-        /// Only this revision (repeatable).
-        #[arg(long)]
-        revision: Vec<String>,
-        /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
-        #[arg(long)]
-        checker: Vec<String>,
-        /// quick or deep.
-        #[arg(long, default_value = "quick")]
-        tier: String,
-        /// table, md or json.
-        #[arg(long, default_value = "table")]
-        format: String,
-        /// Do not print a progress line per row on stderr.
-        #[arg(long)]
-        quiet: bool,
-        /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle
-        /// iterations split; combine the shards' JSON with `wbcheck merge`.
-        #[arg(long)]
-        shard: Option<String>,
-        /// Rows run at once (default: $WBCHECK_JOBS, else the number of CPUs).
-        #[arg(long)]
-        jobs: Option<usize>,
-    },
-    /// Combine the JSON matrices of the shards of one split run into the whole matrix.
-    Merge {
-        /// The shards' `matrix --format json` outputs.
-        #[arg(required = true)]
-        files: Vec<std::path::PathBuf>,
+        #[command(flatten)]
+        rows: RowArgs,
         /// table, md or json.
         #[arg(long, default_value = "table")]
         format: String,
     },
-    /// Re-run one shuttle execution and print its trace: a counterexample's replay string, or a
-    /// `sched_<scenario>` fuzz input (e.g. a crash file).
+    /// Run the verdict matrix and write a static HTML page (matrix table, one SVG picture per
+    /// counterexample) into a directory.
+    Report {
+        #[command(flatten)]
+        rows: RowArgs,
+        /// The directory to write index.html and the pictures into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Re-run one execution and print its trace: a counterexample's replay handle (`loom1:...`
+    /// or `shuttle1:...`), or a `sched_<scenario>` fuzz input (e.g. a crash file).
     Replay {
         scenario: String,
         #[arg(long)]
         revision: String,
-        /// shuttle-pct or shuttle-random (they share the model configuration).
-        #[arg(long, default_value = "shuttle-random")]
-        checker: String,
+        /// loom, shuttle-pct or shuttle-random (the shuttle two share the model configuration);
+        /// default: loom for a `loom1:` handle, shuttle-random otherwise.
+        #[arg(long)]
+        checker: Option<String>,
         /// The counterexample's "replay" value.
         #[arg(long, required_unless_present = "fuzz_input", conflicts_with = "fuzz_input")]
         schedule: Option<String>,
@@ -98,14 +89,160 @@ enum Command {
         #[arg(long, default_value = "quick")]
         tier: String,
     },
+    /// Print a scenario revision's litmus-shaped core as a C litmus test for herd7 and the
+    /// kernel's tools/memory-model, with the result wbcheck's loom verdict predicts.
+    Litmus {
+        scenario: String,
+        #[arg(long)]
+        revision: String,
+    },
+    /// Combine the JSON matrices of the shards of one split run into the whole matrix.
+    Merge {
+        /// The shards' `matrix --format json` outputs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// table, md or json.
+        #[arg(long, default_value = "table")]
+        format: String,
+    },
     /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy) or
     /// `folio-dirty` (seed 003's pgbench shape per folio policy).
     Simulate {
         simulation: String,
         /// folio-dirty: also write the SVG plot of the charge ratio against the folio order here.
         #[arg(long)]
-        svg: Option<std::path::PathBuf>,
+        svg: Option<PathBuf>,
     },
+}
+
+/// Which matrix rows to run, and how to show progress.
+#[derive(Args)]
+struct RowArgs {
+    /// Only this scenario (repeatable).
+    #[arg(long)]
+    scenario: Vec<String>,
+    /// Only this revision (repeatable).
+    #[arg(long)]
+    revision: Vec<String>,
+    /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
+    #[arg(long)]
+    checker: Vec<String>,
+    /// quick or deep.
+    #[arg(long, default_value = "quick")]
+    tier: String,
+    /// No progress on stderr (progress is shown only when stderr is a terminal).
+    #[arg(long)]
+    quiet: bool,
+    /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle iterations
+    /// split; combine the shards' JSON with `wbcheck merge`.
+    #[arg(long)]
+    shard: Option<String>,
+    /// Rows run at once (default: $WBCHECK_JOBS, else the number of CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+impl RowArgs {
+    /// Run the selected rows, with a progress line per row on a terminal.
+    fn run(self) -> Result<Matrix, BadInput> {
+        let bounds = bounds(&self.tier)?;
+        let checkers =
+            self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
+        let shard = self.shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
+        let jobs = match self.jobs {
+            Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
+            Some(n) => n,
+            None => default_jobs()?,
+        };
+        let filter = Filter { scenarios: self.scenario, revisions: self.revision, checkers, shard };
+        let ticker = (!self.quiet && std::io::stderr().is_terminal()).then(Ticker::start);
+        let matrix = run_matrix(&filter, &bounds, jobs, |event| {
+            if let Some(t) = &ticker {
+                t.show(event);
+            }
+        });
+        if let Some(t) = ticker {
+            t.stop();
+        }
+        matrix.map_err(BadInput)
+    }
+}
+
+/// Progress on a terminal's stderr: a line per finished row, and under it a status line
+/// (elapsed time, the row running, its executions so far) refreshed every second.
+struct Ticker {
+    state: std::sync::Arc<std::sync::Mutex<TickerState>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+struct TickerState {
+    start: std::time::Instant,
+    /// The rows running (several with `--jobs`), and the executions started before the first.
+    running: Vec<String>,
+    base: u64,
+    done: bool,
+}
+
+impl Ticker {
+    fn start() -> Ticker {
+        let state = std::sync::Arc::new(std::sync::Mutex::new(TickerState {
+            start: std::time::Instant::now(),
+            running: Vec::new(),
+            base: 0,
+            done: false,
+        }));
+        let s = state.clone();
+        let thread = std::thread::spawn(move || loop {
+            std::thread::park_timeout(std::time::Duration::from_secs(1));
+            let st = s.lock().unwrap_or_else(|e| e.into_inner());
+            if st.done {
+                return;
+            }
+            if !st.running.is_empty() {
+                let n = wb_models::harness::executions_started() - st.base;
+                let rows = st.running.join(", ");
+                eprint!("\r\x1b[K{:>6.1} s  running {rows}: {n} executions", st.start.elapsed().as_secs_f64());
+            }
+        });
+        Ticker { state, thread }
+    }
+
+    fn show(&self, event: Progress<'_>) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Progress::Started { scenario, revision, checker } => {
+                if st.running.is_empty() {
+                    st.base = wb_models::harness::executions_started();
+                }
+                st.running.push(format!("{scenario} {revision} {}", checker.name()));
+            }
+            Progress::Finished(row) => {
+                let label = format!("{} {} {}", row.scenario, row.revision, row.checker);
+                st.running.retain(|r| *r != label);
+                eprintln!("\r\x1b[K{:>6.1} s  {}", st.start.elapsed().as_secs_f64(), row_line(row));
+            }
+        }
+    }
+
+    fn stop(self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).done = true;
+        self.thread.thread().unpark();
+        let _ = self.thread.join();
+    }
+}
+
+fn row_line(row: &Row) -> String {
+    format!(
+        "{:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
+        row.scenario,
+        row.revision,
+        row.checker,
+        row.expected,
+        row.verdict,
+        row.executions,
+        row.millis,
+        if row.matched { "" } else { "  MISMATCH" }
+    )
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
@@ -188,46 +325,34 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             println!("{}", info.header);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Run { scenario, revision, checker, tier, format } => {
+        Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {
             let format = choice("format", &format, &["text", "json"])?;
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let checker = parse_checker(&checker).map_err(BadInput)?;
             let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
-            if format == "json" {
+            let panels = picture::row_panels(&row);
+            if let Some(path) = &svg {
+                if panels.is_empty() {
+                    eprintln!("no counterexample: {} not written", path.display());
+                } else {
+                    std::fs::write(path, picture::svg(&panels))
+                        .map_err(|e| BadInput(format!("cannot write --svg {}: {e}", path.display())))?;
+                }
+            }
+            if mermaid {
+                let diagrams: Vec<String> = panels.iter().map(picture::mermaid).collect();
+                print!("{}", diagrams.join("\n"));
+            } else if format == "json" {
                 println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
             } else {
                 print!("{}", render::row_text(&row));
             }
             Ok(exit_for(row.matched))
         }
-        Command::Matrix { scenario, revision, checker, tier, format, quiet, shard, jobs } => {
+        Command::Matrix { rows, format } => {
             let format = choice("format", &format, &["table", "md", "json"])?;
-            let bounds = bounds(&tier)?;
-            let checkers = checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
-            let shard = shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
-            let jobs = match jobs {
-                Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
-                Some(n) => n,
-                None => default_jobs()?,
-            };
-            let filter = Filter { scenarios: scenario, revisions: revision, checkers, shard };
-            let matrix: Matrix = run_matrix(&filter, &bounds, jobs, |row| {
-                if !quiet {
-                    eprintln!(
-                        "{:<16} {:<18} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
-                        row.scenario,
-                        row.revision,
-                        row.checker,
-                        row.expected,
-                        row.verdict,
-                        row.executions,
-                        row.millis,
-                        if row.matched { "" } else { "  MISMATCH" }
-                    );
-                }
-            })
-            .map_err(BadInput)?;
+            let matrix = rows.run()?;
             print_matrix(&matrix, format);
             // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.
             Ok(exit_for(matrix.shard.is_some() || matrix.summary.mismatched == 0))
@@ -247,9 +372,18 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             print_matrix(&matrix, format);
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
+        Command::Report { rows, out } => {
+            report::prepare(&out).map_err(BadInput)?;
+            let matrix = rows.run()?;
+            let files = report::write(&matrix, &out).map_err(BadInput)?;
+            println!("wrote {} ({} files)", out.join("index.html").display(), files.len());
+            Ok(exit_for(matrix.summary.mismatched == 0))
+        }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
             let bounds = bounds(&tier)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
+            let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
+            let checker = checker.unwrap_or_else(|| if is_loom { "loom" } else { "shuttle-random" }.into());
             let checker = parse_checker(&checker).map_err(BadInput)?;
             let bytes = match &fuzz_input {
                 Some(path) => {
@@ -264,6 +398,10 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             };
             let replayed = s.replay(&revision, checker, source, &bounds).map_err(BadInput)?;
             print!("{}", render::replayed_text(&replayed));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Litmus { scenario, revision } => {
+            print!("{}", wb_models::litmus::export(&scenario, &revision).map_err(BadInput)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate { simulation, svg } => {

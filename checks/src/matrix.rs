@@ -22,6 +22,8 @@ pub struct CounterexampleJson {
     pub steps: Vec<StepJson>,
     pub replay: Option<String>,
     pub found: Option<FoundJson>,
+    /// loom: the smallest preemption bound at which the property is violated (these steps).
+    pub min_preemptions: Option<usize>,
 }
 
 impl From<&Counterexample> for CounterexampleJson {
@@ -36,6 +38,7 @@ impl From<&Counterexample> for CounterexampleJson {
                 .collect(),
             replay: c.replay.clone(),
             found: c.found.map(FoundJson::from),
+            min_preemptions: c.min_preemptions,
         }
     }
 }
@@ -59,6 +62,9 @@ pub struct Row {
     pub counterexamples: BTreeMap<String, CounterexampleJson>,
     /// Executions and milliseconds up to the first counterexample (loom and shuttle).
     pub first_counterexample: Option<FoundJson>,
+    /// loom: the smallest preemption bound at which the row fails (the least over its
+    /// counterexamples).
+    pub min_preemptions: Option<usize>,
     pub matched: bool,
 }
 
@@ -110,6 +116,7 @@ impl Row {
             expected_violated,
             counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
             first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
+            min_preemptions: outcome.counterexamples.iter().filter_map(|c| c.min_preemptions).min(),
             matched,
         }
     }
@@ -228,14 +235,23 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
+/// What [`run_matrix`] reports while it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A row is about to run.
+    Started { scenario: &'a str, revision: &'a str, checker: Checker },
+    /// A row has finished.
+    Finished(&'a Row),
+}
+
 /// Validate the filter, then run every selected row of this shard on `jobs` threads (rows are
 /// independent; loom and shuttle run each model on the calling thread). `progress` sees each row
-/// as it finishes; the result keeps catalogue order.
+/// start and finish; the result keeps catalogue order.
 pub fn run_matrix(
     filter: &Filter,
     bounds: &Bounds,
     jobs: usize,
-    progress: impl FnMut(&Row) + Send,
+    progress: impl FnMut(Progress<'_>) + Send,
 ) -> Result<Matrix, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
@@ -279,10 +295,16 @@ pub fn run_matrix(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some((s, rev, checker, b)) = rows.get(i) else { break };
+                let scenario = s.info().name;
+                (done.lock().unwrap_or_else(|e| e.into_inner()).1)(Progress::Started {
+                    scenario,
+                    revision: rev,
+                    checker: *checker,
+                });
                 let row = run_row(*s, rev, *checker, b);
                 let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
                 if let Ok(row) = &row {
-                    (d.1)(row);
+                    (d.1)(Progress::Finished(row));
                 }
                 d.0[i] = Some(row);
             });
@@ -351,6 +373,7 @@ fn absorb(into: &mut Row, part: Row) {
         into.counterexamples.entry(property).or_insert(cx);
     }
     into.violated = into.counterexamples.keys().cloned().collect();
+    into.min_preemptions = into.min_preemptions.into_iter().chain(part.min_preemptions).min();
     if into.counterexample.is_none() {
         (into.property, into.counterexample, into.first_counterexample) =
             (part.property, part.counterexample, part.first_counterexample);

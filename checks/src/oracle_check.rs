@@ -156,6 +156,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -168,6 +169,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps,
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -289,6 +291,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
                 return;
             }
@@ -301,6 +304,7 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 steps: steps.clone(),
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });
@@ -356,6 +360,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
                 return;
             }
@@ -368,6 +373,7 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 steps,
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });
@@ -451,6 +457,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -473,6 +480,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -540,6 +548,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                         steps: steps.clone(),
                         replay: None,
                         found: None,
+                        min_preemptions: None,
                     });
                     return;
                 }
@@ -566,6 +575,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });
@@ -630,6 +640,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 steps: steps.clone(),
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
         if relief.iter().any(|r| !r) {
@@ -640,6 +651,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 steps,
                 replay: None,
                 found: None,
+                min_preemptions: None,
             });
         }
     });
@@ -760,6 +772,7 @@ pub fn check_folio_dirty(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         }
@@ -832,6 +845,7 @@ pub fn check_block(revision: &str) -> Result<Outcome, String> {
                     steps: steps.clone(),
                     replay: None,
                     found: None,
+                    min_preemptions: None,
                 });
             }
         });

@@ -71,13 +71,17 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "property {property} violated: {}", c.message);
     let _ = writeln!(out, "placement: {}", c.placement);
+    if let Some(k) = c.min_preemptions {
+        let _ = writeln!(out, "smallest loom preemption bound with this violation: {k} (this trace)");
+    }
     out.push_str(&format_lines(c.steps.iter().map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str()))));
     match &c.replay {
         Some(r) => {
             let _ = writeln!(out, "replay: {r}");
         }
         None => {
-            let _ = writeln!(out, "replay: none for this checker yet");
+            let _ =
+                writeln!(out, "replay: none (an oracle counterexample is a sequence of whole calls, printed in full)");
         }
     }
     out

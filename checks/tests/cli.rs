@@ -94,6 +94,7 @@ fn matrix_json_contract() {
             "violated",
             "expected_violated",
             "counterexamples",
+            "min_preemptions",
         ] {
             assert!(r.get(key).is_some(), "row without {key}: {r}");
         }
@@ -222,4 +223,70 @@ fn bad_shard_and_jobs() {
         assert_bad_input(&["matrix", "--scenario", "percpu-counter", "--shard", bad], bad, "I/N");
     }
     assert_bad_input(&["matrix", "--scenario", "percpu-counter", "--jobs", "0"], "--jobs", "at least 1");
+}
+
+#[test]
+fn litmus_export_and_its_bad_input() {
+    let out = wbcheck(&["litmus", "dontcache-kick", "--revision", "v7-posted-no-mb"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("C dontcache-kick+v7-posted-no-mb\n") && text.contains(" * Result: Sometimes\n"),
+        "{text}"
+    );
+    assert_bad_input(&["litmus", "wb-pin", "--revision", "v7"], "'wb-pin'", "dontcache-kick");
+    assert_bad_input(&["litmus", "dontcache-kick", "--revision", "v99"], "'v99'", "v7-posted");
+}
+
+#[test]
+fn loom_counterexamples_replay_from_their_handle() {
+    let args = ["run", "dontcache-kick", "--revision", "v5-late-clear", "--checker", "loom", "--format", "json"];
+    let out = wbcheck(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let row: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(row["min_preemptions"].is_u64() && row["counterexample"]["min_preemptions"] == row["min_preemptions"]);
+    let handle = row["counterexample"]["replay"].as_str().unwrap();
+    assert!(handle.starts_with("loom1:quick:"), "{handle}");
+    let out = wbcheck(&["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", handle]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let steps = row["counterexample"]["steps"].as_array().unwrap();
+    let lines: Vec<&str> = text.lines().skip(1).take(steps.len()).collect();
+    for (line, s) in lines.iter().zip(steps) {
+        let want = format!(
+            "{}  {}: {}",
+            s["thread"].as_str().unwrap(),
+            s["function"].as_str().unwrap(),
+            s["detail"].as_str().unwrap()
+        );
+        assert!(line.ends_with(&want), "{line:?} vs {want:?}");
+    }
+    assert!(text.contains("property lost-wakeup violated") && text.contains(&format!("schedule: {handle}")));
+
+    for bad in ["loom1:quick:0:0:1", "loom1:quick:0:x:1:3", "loom1:huge:0:0:1:3", "loom1:quick:0:0:1:0"] {
+        assert_bad_input(&["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", bad], "loom", "");
+    }
+    assert_bad_input(
+        &["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", "loom1:quick:9:0:1:3"],
+        "variant 9",
+        "",
+    );
+    assert_bad_input(
+        &["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", "loom1:deep:0:0:1:3"],
+        "--tier deep",
+        "",
+    );
+    assert_bad_input(
+        &["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", "loom1:quick:0:0:1:999999"],
+        "not from this source",
+        "",
+    );
+}
+
+#[test]
+fn progress_is_silent_when_stderr_is_not_a_terminal() {
+    let out = wbcheck(&["matrix", "--scenario", "dontcache-kick", "--checker", "oracle"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("6 rows, 6 matched"));
 }

@@ -1,6 +1,6 @@
-//! The README catalogue is checked mechanically against the scenario registry: every revision has
-//! a row, and each row's expected verdicts equal the registry's (which CI's matrix run checks
-//! against the checkers).
+//! The README catalogue and each scenario header's verdict table are checked mechanically against
+//! the scenario registry: every revision has a row, and each row's expected verdicts equal the
+//! registry's (which CI's matrix run checks against the checkers, and fails on any difference).
 
 use std::collections::BTreeSet;
 use wb_models::outcome::Checker;
@@ -55,6 +55,49 @@ fn readme_catalogue_matches_the_registry() {
                 info.name,
                 r.name
             );
+        }
+    }
+}
+
+/// The expected-verdict table of a scenario header (`wbcheck explain`): its last four columns are
+/// loom, shuttle-pct, shuttle-random and oracle. A cell is `pass`, `same` (as the cell to its
+/// left), a list of the scenario's properties, or prose starting with `fail` or naming the
+/// failing properties in other words; a cell must say `pass` exactly when the registry expects
+/// a pass, and a list of property names must equal the registry's.
+#[test]
+fn scenario_headers_match_the_registry() {
+    for s in scenarios() {
+        let info = s.info();
+        let properties: BTreeSet<&str> = info.properties.iter().map(|(p, _)| *p).collect();
+        let table: Vec<Vec<String>> = info
+            .header
+            .lines()
+            .skip_while(|l| !(l.starts_with("## ") && l.contains("xpected verdicts")))
+            .skip(1)
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
+            .collect();
+        assert_eq!(table.len(), info.revisions.len(), "{}: header verdict table rows", info.name);
+        for rev in &info.revisions {
+            let row = table
+                .iter()
+                .find(|r| r[0] == rev.name)
+                .unwrap_or_else(|| panic!("{}: header has no verdict row for {}", info.name, rev.name));
+            let cells = &row[row.len() - 4..];
+            let mut previous = String::new();
+            for (cell, checker) in cells.iter().zip(Checker::ALL) {
+                let cell = if cell == "same" { previous.clone() } else { cell.clone() };
+                let want = rev.expected_violated(checker);
+                let at = format!("{} {} header column {}: {cell:?}", info.name, rev.name, checker.name());
+                assert_eq!(cell == "pass", want.is_empty(), "{at}");
+                let names: BTreeSet<&str> = cell.split(", ").collect();
+                if names.iter().all(|n| properties.contains(n)) {
+                    assert_eq!(names, want, "{at}");
+                }
+                previous = cell;
+            }
         }
     }
 }

@@ -318,15 +318,8 @@ impl Scenario for BdevSlots {
         revision: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let model = Self::model(Self::revision(revision)?, checker);
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&Self::model(Self::revision(revision)?, checker), checker, schedule, bounds)
     }
 }

@@ -379,17 +379,8 @@ impl Scenario for DontcacheAccounting {
         revision: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let rev = Self::revision(revision)?;
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => {
-                harness::replay_shuttle(&Self::model(rev, checker), schedule)
-            }
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&Self::model(Self::revision(revision)?, checker), checker, schedule, bounds)
     }
 }

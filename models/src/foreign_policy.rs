@@ -181,15 +181,8 @@ impl Scenario for ForeignPolicyScenario {
         revision: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let model = PolicyModel { policy: Self::policy(revision)? };
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&PolicyModel { policy: Self::policy(revision)? }, checker, schedule, bounds)
     }
 }

@@ -53,8 +53,11 @@ pub struct Counterexample {
     pub steps: Vec<Step>,
     /// A handle `wbcheck replay` accepts, where the checker has one.
     pub replay: Option<String>,
-    /// When the run found it (loom and shuttle).
+    /// When the run found it (loom and shuttle; for loom, the run at the configured bound).
     pub found: Option<FirstFound>,
+    /// loom: the smallest preemption bound at which this property is violated; the steps and
+    /// replay handle are that bound's first counterexample.
+    pub min_preemptions: Option<usize>,
 }
 
 /// The result of one (scenario, revision, checker) run.
@@ -64,7 +67,8 @@ pub struct Outcome {
     pub millis: u64,
     /// The search was cut short (time or iteration limit) before it finished.
     pub bounded: bool,
-    /// First counterexample per violated property, in the order found.
+    /// One counterexample per violated property, in the order found: the first (shuttle: the
+    /// shortest found; loom: the first at the smallest preemption bound).
     pub counterexamples: Vec<Counterexample>,
     /// The bounds used, as (name, value) pairs for the JSON `bounds` object.
     pub bounds: Vec<(String, u64)>,

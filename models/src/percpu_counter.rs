@@ -185,15 +185,8 @@ impl Scenario for PercpuCounterScenario {
         revision: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let model = PercpuModel { revision: Self::revision(revision)? };
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&PercpuModel { revision: Self::revision(revision)? }, checker, schedule, bounds)
     }
 }

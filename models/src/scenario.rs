@@ -52,7 +52,8 @@ pub trait Scenario: Sync {
     /// [`ScenarioInfo::revisions`]; an unknown name is an error, never a panic.
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String>;
 
-    /// Re-run one shuttle execution: a counterexample's schedule, or a fuzzer's bytes.
+    /// Re-run one execution: a loom counterexample from its `loom1:` handle, a shuttle one from
+    /// its `shuttle1:` string or a fuzzer's bytes (see [`crate::harness::replay`]).
     fn replay(
         &self,
         revision: &str,

@@ -309,15 +309,6 @@ impl Scenario for WbPin {
         schedule: ShuttleSchedule<'_>,
         bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let rev = Self::revision(revision)?;
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => {
-                harness::replay_shuttle(&Self::model(rev, checker, bounds.tier), schedule)
-            }
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&Self::model(Self::revision(revision)?, checker, bounds.tier), checker, schedule, bounds)
     }
 }

@@ -5,10 +5,12 @@ mod loom_run;
 pub mod schedule;
 mod shuttle_run;
 
-pub use loom_run::run_loom;
+pub use loom_run::{replay_loom, run_loom, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};
 
-use crate::outcome::{Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
+use crate::bounds::{Bounds, Tier};
+use crate::outcome::{Checker, Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wb_core::ctx::CpuPlan;
 use wb_core::sync::Platform;
@@ -49,6 +51,36 @@ pub trait Model: Clone + Send + Sync + 'static {
     fn size(&self) -> Vec<(String, u64)>;
 }
 
+/// Re-run one execution of `model` (built for `checker`) and return its trace: a loom
+/// counterexample from its `loom1:` handle, a shuttle one from its `shuttle1:` string or a
+/// fuzzer's bytes. The oracle's counterexamples are sequences of whole calls, printed in full.
+pub fn replay<M: Model>(
+    model: &M,
+    checker: Checker,
+    schedule: ShuttleSchedule<'_>,
+    bounds: &Bounds,
+) -> Result<Replayed, String> {
+    match (checker, schedule) {
+        (Checker::Loom, ShuttleSchedule::Recorded(handle)) => replay_loom(model, handle, bounds),
+        (Checker::Loom, ShuttleSchedule::Bytes(_)) => {
+            Err("a loom counterexample replays from its loom1: handle, not from a fuzz input".into())
+        }
+        (Checker::ShuttlePct | Checker::ShuttleRandom, schedule) => replay_shuttle(model, schedule),
+        (Checker::Oracle, _) => Err(
+            "oracle counterexamples are not replayed: they are sequences of whole calls, printed in full by `wbcheck run`"
+                .into(),
+        ),
+    }
+}
+
+/// Executions started by every loom and shuttle search in this process (for progress displays).
+static EXECUTIONS: AtomicU64 = AtomicU64::new(0);
+
+/// How many executions the loom and shuttle searches of this process have started so far.
+pub fn executions_started() -> u64 {
+    EXECUTIONS.load(Ordering::Relaxed)
+}
+
 /// Panic payload the harness uses to end a search once every property has failed.
 struct StopExploring;
 
@@ -60,6 +92,18 @@ struct Collector {
     properties: usize,
     /// The execution in progress, for reporting a panic with its trace.
     current: Option<(Arc<Trace>, String)>,
+    /// The loom search in progress, for naming each counterexample's execution in its handle.
+    loom_run: Option<LoomRun>,
+}
+
+/// Where a loom search is: what a [`LoomHandle`] records.
+struct LoomRun {
+    tier: Tier,
+    variant: usize,
+    placement: usize,
+    preemptions: Option<usize>,
+    /// The collector's execution count when this variant and placement's search began.
+    first_execution: u64,
 }
 
 type Shared = Arc<Mutex<Collector>>;
@@ -75,15 +119,27 @@ impl Collector {
             started: std::time::Instant::now(),
             properties,
             current: None,
+            loom_run: None,
         }))
     }
 
-    /// Keep the first counterexample of each newly violated property; returns the indices kept.
+    /// Keep the first counterexample of each newly violated property; under shuttle, replace a
+    /// kept one by a later execution with a shorter trace (a loom counterexample is shortened by
+    /// the search at smaller preemption bounds instead). Returns the indices kept or replaced,
+    /// whose replay string the shuttle harness attaches when the execution ends.
     fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str) -> Vec<usize> {
         let mut kept = Vec::new();
         let mut steps = None;
         for v in violations {
-            if self.outcome.counterexample(v.property).is_some() {
+            if let Some(i) = self.outcome.counterexamples.iter().position(|c| c.property == v.property) {
+                let cx = &mut self.outcome.counterexamples[i];
+                if self.loom_run.is_none() && trace.len() < cx.steps.len() {
+                    cx.steps = steps.get_or_insert_with(|| trace.steps()).clone();
+                    cx.message = v.message;
+                    cx.placement = placement.to_owned();
+                    cx.replay = None;
+                    kept.push(i);
+                }
                 continue;
             }
             let steps = steps.get_or_insert_with(|| trace.steps()).clone();
@@ -92,7 +148,17 @@ impl Collector {
                 message: v.message,
                 placement: placement.to_owned(),
                 steps,
-                replay: None,
+                replay: self.loom_run.as_ref().map(|r| {
+                    LoomHandle {
+                        tier: r.tier,
+                        variant: r.variant,
+                        placement: r.placement,
+                        preemptions: r.preemptions,
+                        execution: self.outcome.executions - r.first_execution,
+                    }
+                    .encode()
+                }),
+                min_preemptions: None,
                 found: Some(FirstFound {
                     executions: self.outcome.executions,
                     micros: self.started.elapsed().as_micros() as u64,
@@ -134,6 +200,7 @@ fn execute_and_record<M: Model, P: Platform>(
     stop: Stop,
 ) -> Vec<usize> {
     let trace = Arc::new(Trace::new());
+    EXECUTIONS.fetch_add(1, Ordering::Relaxed);
     {
         let mut c = lock(shared);
         c.outcome.executions += 1;

@@ -1,0 +1,264 @@
+//! Pictures of counterexamples: an SVG swimlane (one lane per thread, one box per step with the
+//! kernel function and what it read, wrote or decided, the violated property at the end) and
+//! Mermaid sequence-diagram text. Both are written by hand (no dependency), with every piece of
+//! trace text escaped for XML or Mermaid.
+
+use crate::matrix::{CounterexampleJson, Row};
+use std::fmt::Write as _;
+
+/// One counterexample with the heading it is drawn under.
+pub struct Panel<'a> {
+    pub title: String,
+    pub property: &'a str,
+    pub cx: &'a CounterexampleJson,
+}
+
+/// The panels of a row: one per counterexample, titled with the row and property.
+pub fn row_panels(r: &Row) -> Vec<Panel<'_>> {
+    r.counterexamples
+        .iter()
+        .map(|(property, cx)| Panel {
+            title: format!("{} {} ({}): {} violated", r.scenario, r.revision, r.checker, property),
+            property,
+            cx,
+        })
+        .collect()
+}
+
+const MARGIN: usize = 16;
+const LANE_W: usize = 390;
+const LANE_GAP: usize = 14;
+const LINE_H: usize = 15;
+const PAD: usize = 6;
+const FONT: usize = 12;
+/// Characters that fit in `px` pixels (monospace, at most 0.62 em per character).
+const fn chars_in(px: usize) -> usize {
+    px * 100 / (FONT * 62)
+}
+/// Characters per line in a lane box.
+const LANE_CHARS: usize = chars_in(LANE_W - 2 * PAD);
+const FILLS: [&str; 6] = ["#e8f0fe", "#e6f4ea", "#fef7e0", "#f3e8fd", "#e0f7fa", "#fce8e6"];
+const STROKES: [&str; 6] = ["#4a6fb5", "#3b8c57", "#b08a1e", "#7e4bb5", "#2a8c99", "#b5523b"];
+
+/// XML text and attribute escaping.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Break `text` into lines of at most `width` characters, at spaces where possible.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        while word.chars().count() > width {
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+        }
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The threads of a counterexample, in order of first appearance.
+fn threads(cx: &CounterexampleJson) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in &cx.steps {
+        if !names.contains(&s.thread.as_str()) {
+            names.push(&s.thread);
+        }
+    }
+    names
+}
+
+fn text_lines(out: &mut String, x: usize, y: usize, lines: &[String], first_bold: bool) {
+    for (i, line) in lines.iter().enumerate() {
+        let weight = if first_bold && i == 0 { " font-weight=\"bold\"" } else { "" };
+        let _ = writeln!(out, r#"<text x="{x}" y="{}"{weight}>{}</text>"#, y + (i + 1) * LINE_H - 3, xml_escape(line));
+    }
+}
+
+/// Draw one panel at vertical offset `top` with `lanes` lanes; returns its height.
+fn panel(out: &mut String, p: &Panel<'_>, top: usize, width: usize, lanes: &[&str]) -> usize {
+    let full_chars = chars_in(width - 2 * MARGIN - 2 * PAD);
+    let mut y = top;
+    let title = wrap(&p.title, full_chars);
+    text_lines(out, MARGIN, y, &title, true);
+    y += title.len() * LINE_H;
+    let mut meta = wrap(&format!("placement: {}", p.cx.placement), full_chars);
+    if let Some(k) = p.cx.min_preemptions {
+        meta.push(format!("smallest loom preemption bound with this violation: {k}"));
+    }
+    if let Some(r) = &p.cx.replay {
+        meta.extend(wrap(&format!("replay: {r}"), full_chars));
+    }
+    text_lines(out, MARGIN, y, &meta, false);
+    y += meta.len() * LINE_H + 8;
+    let lane_x = |i: usize| MARGIN + i * (LANE_W + LANE_GAP);
+    let head_top = y;
+    for (i, name) in lanes.iter().enumerate() {
+        let (fill, stroke) = (FILLS[i % FILLS.len()], STROKES[i % STROKES.len()]);
+        let _ = writeln!(
+            out,
+            r#"<rect x="{}" y="{y}" width="{LANE_W}" height="{}" rx="4" fill="{fill}" stroke="{stroke}"/>"#,
+            lane_x(i),
+            LINE_H + 2 * PAD
+        );
+        let _ = writeln!(
+            out,
+            r#"<text x="{}" y="{}" font-weight="bold" text-anchor="middle">{}</text>"#,
+            lane_x(i) + LANE_W / 2,
+            y + PAD + LINE_H - 3,
+            xml_escape(name)
+        );
+    }
+    y += LINE_H + 2 * PAD + 8;
+    let mut boxes = String::new();
+    for (n, s) in p.cx.steps.iter().enumerate() {
+        let lane = lanes.iter().position(|t| *t == s.thread).unwrap_or(0);
+        let mut lines = wrap(&format!("{} {}", n + 1, s.function), LANE_CHARS);
+        lines.extend(wrap(&s.detail, LANE_CHARS));
+        let h = lines.len() * LINE_H + 2 * PAD;
+        let (fill, stroke) = (FILLS[lane % FILLS.len()], STROKES[lane % STROKES.len()]);
+        let _ = writeln!(
+            boxes,
+            r#"<rect x="{}" y="{y}" width="{LANE_W}" height="{h}" rx="3" fill="{fill}" stroke="{stroke}"/>"#,
+            lane_x(lane)
+        );
+        text_lines(&mut boxes, lane_x(lane) + PAD, y + PAD, &lines, true);
+        y += h + 4;
+    }
+    // Lifelines under the boxes.
+    for i in 0..lanes.len() {
+        let x = lane_x(i) + LANE_W / 2;
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x}" y1="{}" x2="{x}" y2="{y}" stroke="#999" stroke-dasharray="4 4"/>"##,
+            head_top + LINE_H + 2 * PAD
+        );
+    }
+    out.push_str(&boxes);
+    y += 4;
+    let verdict = wrap(&format!("property {} violated: {}", p.property, p.cx.message), full_chars);
+    let h = verdict.len() * LINE_H + 2 * PAD;
+    let _ = writeln!(
+        out,
+        r##"<rect x="{MARGIN}" y="{y}" width="{}" height="{h}" rx="4" fill="#fde2e2" stroke="#c0392b" stroke-width="2"/>"##,
+        width - 2 * MARGIN
+    );
+    text_lines(out, MARGIN + PAD, y + PAD, &verdict, false);
+    y += h;
+    y - top
+}
+
+/// An SVG swimlane picture of the panels, stacked top to bottom.
+pub fn svg(panels: &[Panel<'_>]) -> String {
+    let lanes = panels.iter().map(|p| threads(p.cx).len()).max().unwrap_or(1).max(1);
+    let width = 2 * MARGIN + lanes * LANE_W + (lanes - 1) * LANE_GAP;
+    let mut body = String::new();
+    let mut y = MARGIN;
+    for p in panels {
+        let names = threads(p.cx);
+        y += panel(&mut body, p, y, width, &names) + 2 * MARGIN;
+    }
+    let title = panels.iter().map(|p| p.title.as_str()).collect::<Vec<_>>().join("; ");
+    format!(
+        concat!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" "#,
+            r#"font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{f}">"#,
+            "\n<title>{t}</title>\n",
+            r##"<rect width="{w}" height="{h}" fill="#ffffff"/>"##,
+            "\n{b}</svg>\n"
+        ),
+        w = width,
+        h = y,
+        f = FONT,
+        t = xml_escape(&title),
+        b = body
+    )
+}
+
+/// Mermaid escaping: entity codes for the characters Mermaid reads as syntax in a note.
+fn mermaid_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            ';' => out.push_str("#59;"),
+            '#' => out.push_str("#35;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A Mermaid sequence diagram of one panel: a participant per thread, a note per step, the
+/// violated property over every lane at the end.
+pub fn mermaid(p: &Panel<'_>) -> String {
+    let lanes = threads(p.cx);
+    let mut out = format!("%% {}\nsequenceDiagram\n", mermaid_escape(&p.title));
+    for (i, t) in lanes.iter().enumerate() {
+        let _ = writeln!(out, "    participant t{i} as {}", mermaid_escape(t));
+    }
+    for (n, s) in p.cx.steps.iter().enumerate() {
+        let lane = lanes.iter().position(|t| *t == s.thread).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "    Note over t{lane}: {} {}: {}",
+            n + 1,
+            mermaid_escape(&s.function),
+            mermaid_escape(&s.detail)
+        );
+    }
+    let span = if lanes.len() > 1 { format!("t0,t{}", lanes.len() - 1) } else { "t0".into() };
+    let _ = writeln!(out, "    Note over {span}: property {} violated: {}", p.property, mermaid_escape(&p.cx.message));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_character_within_the_width() {
+        let text =
+            "percpu_counter_add_batch: this_cpu_try_cmpxchg(slot[cpu0], 0 -> 1) succeeded averyveryveryverylongword";
+        let lines = wrap(text, 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines.join(" ").replace(' ', ""), text.replace(' ', ""));
+        assert_eq!(wrap("", 5), vec![String::new()]);
+    }
+
+    #[test]
+    fn escaping() {
+        assert_eq!(xml_escape(r#"a<b & "c" 'd'>"#), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+        assert_eq!(mermaid_escape("x = 1; y -> z #"), "x = 1#59; y -#gt; z #35;");
+    }
+}
