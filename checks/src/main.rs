@@ -90,6 +90,25 @@ enum Command {
         #[arg(long)]
         svg: Option<std::path::PathBuf>,
     },
+    /// Measure the checkers (matrix rows over seeds, loom sweeps, overhead over a hand-written
+    /// loom model, the core's criterion results) and write performance.md and SVG plots.
+    Bench {
+        /// A tiny smoke run (two scenarios, small bounds).
+        #[arg(long)]
+        quick: bool,
+        /// Directory for performance.md and the plots.
+        #[arg(long, default_value = "docs")]
+        out: std::path::PathBuf,
+        /// Shuttle seeds per row (1..=N).
+        #[arg(long, default_value = "3")]
+        seeds: String,
+        /// Alternating runs per model in the overhead measurement.
+        #[arg(long, default_value = "3")]
+        overhead_runs: String,
+        /// criterion's output directory.
+        #[arg(long, default_value = "target/criterion")]
+        criterion: std::path::PathBuf,
+    },
 }
 
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
@@ -103,6 +122,14 @@ fn bounds(tier: &str) -> Result<Bounds, BadInput> {
     let names = Tier::ALL.map(|t| t.name());
     let tier = Tier::from_name(choice("tier", tier, &names)?).expect("validated");
     Bounds::from_env(tier).map_err(BadInput)
+}
+
+/// A count of at least 1.
+fn positive(what: &str, value: &str) -> Result<u64, BadInput> {
+    match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(BadInput(format!("invalid value '{value}' for --{what}: expected an integer of at least 1"))),
+    }
 }
 
 fn main() -> ExitCode {
@@ -222,6 +249,17 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                 std::fs::write(&path, fd::svg(&fd::order_curve(&PGBENCH)))
                     .map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { quick, out, seeds, overhead_runs, criterion } => {
+            let opts = wb_checks::bench::BenchOptions {
+                quick,
+                out,
+                seeds: positive("seeds", &seeds)?,
+                overhead_runs: positive("overhead-runs", &overhead_runs)? as usize,
+                criterion,
+            };
+            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
             Ok(ExitCode::SUCCESS)
         }
     }
