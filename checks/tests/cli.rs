@@ -169,3 +169,9 @@ fn replay_of_a_fuzz_input() {
     assert_eq!(neither.status.code(), Some(2));
     assert!(!String::from_utf8_lossy(&neither.stderr).contains("panicked"));
 }
+
+#[test]
+fn bad_bench_arguments() {
+    assert_bad_input(&["bench", "--quick", "--seeds", "0"], "'0'", "at least 1");
+    assert_bad_input(&["bench", "--quick", "--overhead-runs", "many"], "'many'", "at least 1");
+}
