@@ -27,7 +27,8 @@ fn quick_bench_writes_the_report_and_plots() {
         assert!(md.contains(heading), "no {heading:?} in:\n{md}");
     }
     // Every row of the overhead table shows equal execution counts.
-    let overhead: Vec<&str> = md.lines().filter(|l| l.starts_with("| v7 |") || l.starts_with("| v5-late-clear |")).collect();
+    let overhead: Vec<&str> =
+        md.lines().filter(|l| l.starts_with("| v7 |") || l.starts_with("| v5-late-clear |")).collect();
     assert_eq!(overhead.len(), 2, "{md}");
     for line in overhead {
         let counts: Vec<&str> = line.split('|').nth(2).unwrap().split('/').map(str::trim).collect();
