@@ -311,7 +311,7 @@ fn report_matrix(md: &mut String, det: &[Row], shuttle: &[Row], det_secs: f64, s
     let _ = writeln!(md, "## The matrix, row by row\n");
     let _ = writeln!(
         md,
-        "The quick matrix run one row after another: loom and oracle rows {det_secs:.1} s, shuttle rows {:.1} s per seed \
+        "The quick matrix, one row after another: loom and oracle rows {det_secs:.1} s, shuttle rows {:.1} s per seed \
          (median of {seeds}): **{:.1} s** in all. Executions per second: loom and oracle one run, shuttle the median \
          over seeds (min to max in brackets). First counterexample: executions and milliseconds up to and including the \
          failing execution (shuttle: medians over the seeds that found one, and how many did).\n",
