@@ -1,6 +1,7 @@
 //! wb-checks: the sequential reference models (oracles), the oracle checker and differential
 //! driver, the verdict matrix and its renderings. The `wbcheck` binary is `src/main.rs`.
 
+pub mod bench;
 pub mod differential;
 pub mod folio_dirty_sim;
 pub mod fuzz;
@@ -11,3 +12,4 @@ pub mod picture;
 pub mod render;
 pub mod report;
 pub mod simulate;
+pub mod svg;

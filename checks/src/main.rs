@@ -113,6 +113,25 @@ enum Command {
         #[arg(long)]
         svg: Option<PathBuf>,
     },
+    /// Measure the checkers (matrix rows over seeds, loom sweeps, overhead over a hand-written
+    /// loom model, the core's criterion results) and write performance.md and SVG plots.
+    Bench {
+        /// A tiny smoke run (two scenarios, small bounds).
+        #[arg(long)]
+        quick: bool,
+        /// Directory for performance.md and the plots.
+        #[arg(long, default_value = "docs")]
+        out: std::path::PathBuf,
+        /// Shuttle seeds per row (1..=N).
+        #[arg(long, default_value = "3")]
+        seeds: String,
+        /// Alternating runs per model in the overhead measurement.
+        #[arg(long, default_value = "3")]
+        overhead_runs: String,
+        /// criterion's output directory.
+        #[arg(long, default_value = "target/criterion")]
+        criterion: std::path::PathBuf,
+    },
 }
 
 /// Which matrix rows to run, and how to show progress.
@@ -279,6 +298,14 @@ fn default_jobs() -> Result<usize, BadInput> {
     }
 }
 
+/// A count of at least 1.
+fn positive(what: &str, value: &str) -> Result<u64, BadInput> {
+    match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(BadInput(format!("invalid value '{value}' for --{what}: expected an integer of at least 1"))),
+    }
+}
+
 fn main() -> ExitCode {
     own_panic_hook();
     let cli = Cli::parse();
@@ -415,6 +442,17 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                 std::fs::write(&path, fd::svg(&fd::order_curve(&PGBENCH)))
                     .map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { quick, out, seeds, overhead_runs, criterion } => {
+            let opts = wb_checks::bench::BenchOptions {
+                quick,
+                out,
+                seeds: positive("seeds", &seeds)?,
+                overhead_runs: positive("overhead-runs", &overhead_runs)? as usize,
+                criterion,
+            };
+            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
             Ok(ExitCode::SUCCESS)
         }
     }

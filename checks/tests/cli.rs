@@ -290,3 +290,9 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("6 rows, 6 matched"));
 }
+
+#[test]
+fn bad_bench_arguments() {
+    assert_bad_input(&["bench", "--quick", "--seeds", "0"], "'0'", "at least 1");
+    assert_bad_input(&["bench", "--quick", "--overhead-runs", "many"], "'many'", "at least 1");
+}

@@ -29,17 +29,18 @@ fn ctx(cpu: usize) -> Ctx<Std> {
     Ctx::new(Arc::new(Trace::disabled()), "bench", CpuPlan::Fixed(cpu))
 }
 
-/// Wall time for `threads` threads to run `op(thread, i)` for `i in 0..iters` each, started
-/// together.
-fn parallel(threads: usize, iters: u64, op: impl Fn(usize, u64) + Sync) -> Duration {
+/// Wall time for `threads` threads to run `op(ctx, i)` for `i in 0..iters` each, started
+/// together; thread `t` runs on CPU slot `t` with its own context (a `Ctx` is per task).
+fn parallel(threads: usize, iters: u64, op: impl Fn(&Ctx<Std>, u64) + Sync) -> Duration {
     let barrier = Barrier::new(threads + 1);
     std::thread::scope(|s| {
         for t in 0..threads {
             let (barrier, op) = (&barrier, &op);
             s.spawn(move || {
+                let ctx = ctx(t);
                 barrier.wait();
                 for i in 0..iters {
-                    op(t, i);
+                    op(&ctx, i);
                 }
             });
         }
@@ -55,8 +56,7 @@ fn counter_add(c: &mut Criterion) {
     for threads in [1, 2] {
         g.bench_with_input(BenchmarkId::new("percpu_counter_add_batch", threads), &threads, |b, &n| {
             let counter = PercpuCounter::<Std>::new(2);
-            let ctxs: Vec<_> = (0..n).map(ctx).collect();
-            b.iter_custom(|iters| parallel(n, iters, |t, _| counter.add_batch(&ctxs[t], 1, BATCH)));
+            b.iter_custom(|iters| parallel(n, iters, |ctx, _| counter.add_batch(ctx, 1, BATCH)));
         });
         g.bench_with_input(BenchmarkId::new("atomic_fetch_add", threads), &threads, |b, &n| {
             let shared = AtomicU64::new(0);
@@ -100,11 +100,11 @@ fn slot_record(c: &mut Criterion) {
         for rev in [SlotRevision::V6, SlotRevision::Packed] {
             g.bench_with_input(BenchmarkId::new(rev.name(), threads), &threads, |b, &n| {
                 let table = ForeignTable::<Std>::new(4, rev, "cgwb_bdev");
-                let ctxs: Vec<_> = (0..n).map(ctx).collect();
                 // Mostly repeats of a few devices (a match), time advancing: a lazy refresh now and then.
                 b.iter_custom(|iters| {
-                    parallel(n, iters, |t, i| {
-                        table.track(&ctxs[t], (1 + (i % 3) as i64 + t as i64, 0), (i / 64) as i64, 2);
+                    parallel(n, iters, |ctx, i| {
+                        let t = ctx.cpu() as i64;
+                        table.track(ctx, (1 + (i % 3) as i64 + t, 0), (i / 64) as i64, 2);
                     })
                 });
             });

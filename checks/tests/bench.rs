@@ -1,0 +1,44 @@
+//! `wbcheck bench --quick` writes the performance report and its plots (a smoke run: the numbers
+//! themselves are not checked, only that each section and plot is there and well formed).
+
+use std::process::Command;
+
+#[test]
+fn quick_bench_writes_the_report_and_plots() {
+    let out = std::env::temp_dir().join(format!("wbcheck-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let status = Command::new(env!("CARGO_BIN_EXE_wbcheck"))
+        .args(["bench", "--quick", "--seeds", "2", "--overhead-runs", "1", "--criterion"])
+        .arg(out.join("no-criterion"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("wbcheck runs");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let md = std::fs::read_to_string(out.join("performance.md")).expect("performance.md written");
+    for heading in [
+        "## The matrix, row by row",
+        "## Time to the first counterexample, per buggy revision",
+        "## loom: cost against the preemption bound",
+        "## loom: dontcache-kick against threads and operations",
+        "## Overhead over a hand-written loom model",
+        "## The core's operations (criterion, std platform)",
+    ] {
+        assert!(md.contains(heading), "no {heading:?} in:\n{md}");
+    }
+    // Every row of the overhead table shows equal execution counts.
+    let overhead: Vec<&str> =
+        md.lines().filter(|l| l.starts_with("| v7 |") || l.starts_with("| v5-late-clear |")).collect();
+    assert_eq!(overhead.len(), 2, "{md}");
+    for line in overhead {
+        let counts: Vec<&str> = line.split('|').nth(2).unwrap().split('/').map(str::trim).collect();
+        assert_eq!(counts[0], counts[1], "{line}");
+    }
+    for svg in ["perf_loom_dontcache-kick.svg", "perf_loom_percpu-counter.svg", "perf_loom_kick_size.svg"] {
+        assert!(md.contains(&format!("]({svg})")), "{svg} not linked");
+        let text = std::fs::read_to_string(out.join(svg)).expect("plot written");
+        assert!(text.starts_with("<svg ") && text.trim_end().ends_with("</svg>"), "{svg}");
+        assert!(text.contains("<polyline") && text.contains("(log scale)"), "{svg}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
