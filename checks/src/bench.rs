@@ -89,9 +89,6 @@ impl Plan {
     }
 }
 
-/// Rows one after another, so each row's time is its own.
-const SEQUENTIAL: usize = 1;
-
 fn median(v: &[f64]) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
@@ -208,7 +205,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     // 1. The matrix: loom and the oracle once, shuttle once per seed.
     progress("matrix: loom and oracle");
     let det_start = Instant::now();
-    let det = run_matrix(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds, SEQUENTIAL, |_| ())?.results;
+    let det = run_matrix(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds, |_| ())?.results;
     let det_secs = det_start.elapsed().as_secs_f64();
     let mut shuttle_rows = Vec::new();
     let mut shuttle_secs = Vec::new();
@@ -216,10 +213,8 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         progress(&format!("matrix: shuttle, seed {seed}"));
         let bounds = Bounds { seed, ..plan.bounds.clone() };
         let t = Instant::now();
-        shuttle_rows.extend(
-            run_matrix(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds, SEQUENTIAL, |_| ())?
-                .results,
-        );
+        shuttle_rows
+            .extend(run_matrix(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds, |_| ())?.results);
         shuttle_secs.push(t.elapsed().as_secs_f64());
     }
 

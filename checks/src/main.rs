@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{
-    find_scenario, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Progress, Row, Shard,
+    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Progress, Row, Shard,
 };
 use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
@@ -156,26 +156,42 @@ struct RowArgs {
     /// split; combine the shards' JSON with `wbcheck merge`.
     #[arg(long)]
     shard: Option<String>,
-    /// Rows run at once (default: $WBCHECK_JOBS, else the number of CPUs).
+    /// Processes running rows at once (default: $WBCHECK_JOBS, else the number of CPUs).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Internal: run only this part (I/N) of the rows, as one of `--jobs` processes.
+    #[arg(long, hide = true)]
+    part: Option<String>,
 }
 
 impl RowArgs {
-    /// Run the selected rows, with a progress line per row on a terminal.
+    /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
+    /// the rows are dealt to N child processes (`--part`), which keeps loom's per-execution
+    /// stack mappings in separate address spaces: threads in one process serialise on them.
     fn run(self) -> Result<Matrix, BadInput> {
         let bounds = bounds(&self.tier)?;
         let checkers =
             self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
         let shard = self.shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
+        let part = self.part.as_deref().map(Shard::parse).transpose().map_err(BadInput)?;
         let jobs = match self.jobs {
             Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
             Some(n) => n,
             None => default_jobs()?,
         };
-        let filter = Filter { scenarios: self.scenario, revisions: self.revision, checkers, shard };
-        let ticker = (!self.quiet && std::io::stderr().is_terminal()).then(Ticker::start);
-        let matrix = run_matrix(&filter, &bounds, jobs, |event| {
+        let show = !self.quiet && std::io::stderr().is_terminal();
+        if part.is_none() && jobs > 1 {
+            return self.run_parts(jobs, shard, bounds.tier.name(), show);
+        }
+        let filter = Filter {
+            scenarios: self.scenario,
+            revisions: self.revision,
+            checkers,
+            shard,
+            part: part.unwrap_or(Shard::WHOLE),
+        };
+        let ticker = show.then(Ticker::start);
+        let matrix = run_matrix(&filter, &bounds, |event| {
             if let Some(t) = &ticker {
                 t.show(event);
             }
@@ -184,6 +200,46 @@ impl RowArgs {
             t.stop();
         }
         matrix.map_err(BadInput)
+    }
+
+    /// Run the rows as `jobs` child processes of this binary, each with its `--part`.
+    fn run_parts(&self, jobs: usize, shard: Shard, tier: &str, show: bool) -> Result<Matrix, BadInput> {
+        let exe = std::env::current_exe().map_err(|e| BadInput(format!("cannot find wbcheck's own binary: {e}")))?;
+        let start = std::time::Instant::now();
+        let children = (0..jobs)
+            .map(|i| {
+                let mut cmd = std::process::Command::new(&exe);
+                cmd.args(["matrix", "--format", "json", "--quiet", "--tier", &self.tier]);
+                cmd.args(["--part", &format!("{}/{jobs}", i + 1)]);
+                for (flag, values) in
+                    [("--scenario", &self.scenario), ("--revision", &self.revision), ("--checker", &self.checker)]
+                {
+                    values.iter().for_each(|v| {
+                        cmd.args([flag, v]);
+                    });
+                }
+                if let Some(s) = &self.shard {
+                    cmd.args(["--shard", s]);
+                }
+                cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+                cmd.spawn().map_err(|e| BadInput(format!("cannot start a matrix process: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut parts = Vec::new();
+        for (i, child) in children.into_iter().enumerate() {
+            let out = child.wait_with_output().map_err(|e| BadInput(format!("matrix process {}: {e}", i + 1)))?;
+            let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
+                let err = String::from_utf8_lossy(&out.stderr);
+                BadInput(err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string())
+            })?;
+            if show {
+                for row in &m.results {
+                    eprintln!("{:>6.1} s  {}", start.elapsed().as_secs_f64(), row_line(row));
+                }
+            }
+            parts.push(m);
+        }
+        Ok(join_parts(tier, shard, parts))
     }
 }
 
@@ -196,7 +252,7 @@ struct Ticker {
 
 struct TickerState {
     start: std::time::Instant,
-    /// The rows running (several with `--jobs`), and the executions started before the first.
+    /// The row running (a list, as rows start and finish), and the executions started before it.
     running: Vec<String>,
     base: u64,
     done: bool,

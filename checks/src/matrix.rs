@@ -201,11 +201,19 @@ pub struct Filter {
     pub revisions: Vec<String>,
     pub checkers: Vec<Checker>,
     pub shard: Shard,
+    /// Of the shard's rows, every `count`-th from `index`: one process's share under `--jobs`.
+    pub part: Shard,
 }
 
 impl Default for Filter {
     fn default() -> Self {
-        Filter { scenarios: Vec::new(), revisions: Vec::new(), checkers: Vec::new(), shard: Shard::WHOLE }
+        Filter {
+            scenarios: Vec::new(),
+            revisions: Vec::new(),
+            checkers: Vec::new(),
+            shard: Shard::WHOLE,
+            part: Shard::WHOLE,
+        }
     }
 }
 
@@ -244,15 +252,9 @@ pub enum Progress<'a> {
     Finished(&'a Row),
 }
 
-/// Validate the filter, then run every selected row of this shard on `jobs` threads (rows are
-/// independent; loom and shuttle run each model on the calling thread). `progress` sees each row
-/// start and finish; the result keeps catalogue order.
-pub fn run_matrix(
-    filter: &Filter,
-    bounds: &Bounds,
-    jobs: usize,
-    progress: impl FnMut(Progress<'_>) + Send,
-) -> Result<Matrix, String> {
+/// Validate the filter, then run every selected row of this shard and part, in catalogue order;
+/// `progress` sees each row start and finish.
+pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
         selected.push(find_scenario(name)?);
@@ -288,31 +290,33 @@ pub fn run_matrix(
             }
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new((vec![None; rows.len()], progress));
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, rows.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((s, rev, checker, b)) = rows.get(i) else { break };
-                let scenario = s.info().name;
-                (done.lock().unwrap_or_else(|e| e.into_inner()).1)(Progress::Started {
-                    scenario,
-                    revision: rev,
-                    checker: *checker,
-                });
-                let row = run_row(*s, rev, *checker, b);
-                let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
-                if let Ok(row) = &row {
-                    (d.1)(Progress::Finished(row));
-                }
-                d.0[i] = Some(row);
-            });
+    let mut results = Vec::new();
+    for (i, (s, rev, checker, b)) in rows.into_iter().enumerate() {
+        if i % filter.part.count != filter.part.index {
+            continue;
         }
-    });
-    let (results, _) = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    let results = results.into_iter().map(|r| r.expect("every row ran")).collect::<Result<Vec<_>, _>>()?;
+        progress(Progress::Started { scenario: s.info().name, revision: rev, checker });
+        let row = run_row(s, rev, checker, &b)?;
+        progress(Progress::Finished(&row));
+        results.push(row);
+    }
     Ok(Matrix::new(bounds.tier.name(), shard.label(), results))
+}
+
+/// Put the rows of several parts of one run together again, in catalogue order (for `--jobs`).
+pub fn join_parts(tier: &str, shard: Shard, parts: Vec<Matrix>) -> Matrix {
+    let mut rows: Vec<Row> = parts.into_iter().flat_map(|m| m.results).collect();
+    rows.sort_by_key(catalogue_order);
+    Matrix::new(tier, shard.label(), rows)
+}
+
+/// A row's place in the catalogue: scenario, revision, checker.
+fn catalogue_order(r: &Row) -> (usize, usize, usize) {
+    let all = scenario::scenarios();
+    let s = all.iter().position(|s| s.info().name == r.scenario).unwrap_or(usize::MAX);
+    let v = all.get(s).and_then(|s| s.info().revisions.iter().position(|v| v.name == r.revision)).unwrap_or(usize::MAX);
+    let c = Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(usize::MAX);
+    (s, v, c)
 }
 
 /// Recombine the shards of one split run (any order) into the whole matrix: per row, executions
@@ -350,15 +354,7 @@ pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
             }
         }
     }
-    let order = |r: &Row| -> (usize, usize, usize) {
-        let all = scenario::scenarios();
-        let s = all.iter().position(|s| s.info().name == r.scenario).unwrap_or(usize::MAX);
-        let v =
-            all.get(s).and_then(|s| s.info().revisions.iter().position(|v| v.name == r.revision)).unwrap_or(usize::MAX);
-        let c = Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(usize::MAX);
-        (s, v, c)
-    };
-    merged.sort_by_key(order);
+    merged.sort_by_key(catalogue_order);
     Ok(Matrix::new(&tier, None, merged))
 }
 

@@ -1,7 +1,7 @@
 #![doc = include_str!("bdev_slots.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
+use crate::harness::{self, Model, Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::collections::BTreeSet;
@@ -304,13 +304,7 @@ impl Scenario for BdevSlots {
     }
 
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        let model = Self::model(Self::revision(revision)?, checker);
-        match checker {
-            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
-            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
-            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
-            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
-        }
+        harness::run(&Self::model(Self::revision(revision)?, checker), checker, bounds)
     }
 
     fn replay(

@@ -1,7 +1,7 @@
 #![doc = include_str!("folio_dirty_accounting.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
+use crate::harness::{self, Model, Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::Arc;
@@ -208,13 +208,7 @@ impl Scenario for FolioDirtyAccounting {
     }
 
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        let model = FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] };
-        match checker {
-            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
-            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
-            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
-            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
-        }
+        harness::run(&FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] }, checker, bounds)
     }
 
     fn replay(

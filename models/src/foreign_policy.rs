@@ -1,7 +1,7 @@
 #![doc = include_str!("foreign_policy.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
+use crate::harness::{self, Model, Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
@@ -167,13 +167,7 @@ impl Scenario for ForeignPolicyScenario {
     }
 
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        let model = PolicyModel { policy: Self::policy(revision)? };
-        match checker {
-            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
-            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
-            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
-            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
-        }
+        harness::run(&PolicyModel { policy: Self::policy(revision)? }, checker, bounds)
     }
 
     fn replay(

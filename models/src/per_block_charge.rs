@@ -1,7 +1,7 @@
 #![doc = include_str!("per_block_charge.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
+use crate::harness::{self, Model, Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::collections::BTreeMap;
@@ -232,13 +232,7 @@ impl Scenario for PerBlockCharge {
     }
 
     fn run(&self, name: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        let model = BlockModel { revision: revision(name)?, start: Start::MappedDirty };
-        match checker {
-            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
-            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
-            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
-            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
-        }
+        harness::run(&BlockModel { revision: revision(name)?, start: Start::MappedDirty }, checker, bounds)
     }
 
     fn replay(

@@ -1,7 +1,7 @@
 #![doc = include_str!("percpu_counter.md")]
 
 use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleKind, ShuttleSchedule};
+use crate::harness::{self, Model, Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome, Violation};
 use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -171,13 +171,7 @@ impl Scenario for PercpuCounterScenario {
     }
 
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        let model = PercpuModel { revision: Self::revision(revision)? };
-        match checker {
-            Checker::Loom => Ok(harness::run_loom(&model, bounds)),
-            Checker::ShuttlePct => Ok(harness::run_shuttle(&model, ShuttleKind::Pct, bounds)),
-            Checker::ShuttleRandom => Ok(harness::run_shuttle(&model, ShuttleKind::Random, bounds)),
-            Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
-        }
+        harness::run(&PercpuModel { revision: Self::revision(revision)? }, checker, bounds)
     }
 
     fn replay(

@@ -51,6 +51,17 @@ pub trait Model: Clone + Send + Sync + 'static {
     fn size(&self) -> Vec<(String, u64)>;
 }
 
+/// Run `model` under `checker` (loom or a shuttle checker; the oracle checker lives in
+/// wb-checks).
+pub fn run<M: Model>(model: &M, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
+    match checker {
+        Checker::Loom => Ok(run_loom(model, bounds)),
+        Checker::ShuttlePct => Ok(run_shuttle(model, ShuttleKind::Pct, bounds)),
+        Checker::ShuttleRandom => Ok(run_shuttle(model, ShuttleKind::Random, bounds)),
+        Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
+    }
+}
+
 /// Re-run one execution of `model` (built for `checker`) and return its trace: a loom
 /// counterexample from its `loom1:` handle, a shuttle one from its `shuttle1:` string or a
 /// fuzzer's bytes. The oracle's counterexamples are sequences of whole calls, printed in full.
