@@ -17,7 +17,7 @@ use std::time::Instant;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_kick::{DontcacheKick, KickConfig, KickModel};
-use wb_models::harness::run_loom;
+use wb_models::harness::{run_loom, run_loom_search};
 use wb_models::kick_minimal;
 use wb_models::outcome::Checker;
 use wb_models::scenario::{scenarios, Scenario};
@@ -179,7 +179,7 @@ fn overhead(rev: KickRevision, bounds: &Bounds, runs: usize) -> Overhead {
     };
     for _ in 0..runs {
         let t = Instant::now();
-        let full = run_loom(&model, bounds);
+        let full = run_loom_search(&model, bounds);
         o.full_ms.push(t.elapsed().as_secs_f64() * 1e3);
         o.full_executions = full.executions;
         let minimal = kick_minimal::run(model.config, rev, bounds);

@@ -35,6 +35,12 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
 }
 
 /// Every (variant, placement) pair loom runs, in the order it runs them.
+/// The configured search alone, without [`run_loom`]'s smallest-bound search: the same loom
+/// work a hand-written model of the scenario does (the overhead measurement).
+pub fn run_loom_search<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
+    explore(model, bounds, model.loom_property_count())
+}
+
 fn loom_runs<M: Model>(model: &M) -> Vec<(M, Vec<CpuPlan>)> {
     model
         .loom_variants()
