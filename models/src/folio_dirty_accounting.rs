@@ -216,15 +216,13 @@ impl Scenario for FolioDirtyAccounting {
         revision: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let model = FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] };
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(
+            &FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] },
+            checker,
+            schedule,
+            bounds,
+        )
     }
 }

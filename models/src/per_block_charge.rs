@@ -240,15 +240,8 @@ impl Scenario for PerBlockCharge {
         name: &str,
         checker: Checker,
         schedule: ShuttleSchedule<'_>,
-        _bounds: &Bounds,
+        bounds: &Bounds,
     ) -> Result<Replayed, String> {
-        let model = BlockModel { revision: revision(name)?, start: Start::MappedDirty };
-        match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => harness::replay_shuttle(&model, schedule),
-            _ => Err(format!(
-                "replay of {} counterexamples is not supported yet (shuttle-pct and shuttle-random are)",
-                checker.name()
-            )),
-        }
+        harness::replay(&BlockModel { revision: revision(name)?, start: Start::MappedDirty }, checker, schedule, bounds)
     }
 }

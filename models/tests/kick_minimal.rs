@@ -6,7 +6,7 @@
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_kick::{DontcacheKick, KickConfig, KickModel};
-use wb_models::harness::run_loom;
+use wb_models::harness::run_loom_search;
 use wb_models::kick_minimal;
 use wb_models::outcome::Checker;
 
@@ -15,7 +15,7 @@ fn bounds(preemptions: usize) -> Bounds {
 }
 
 fn assert_same(model: KickModel, b: &Bounds) {
-    let full = run_loom(&model, b);
+    let full = run_loom_search(&model, b);
     let minimal = kick_minimal::run(model.config, model.revision, b);
     assert_eq!(
         (minimal.executions, minimal.violated),
