@@ -146,31 +146,15 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
                 let got = core.apply(op);
                 let got_state = core.snapshot(&reference);
                 if got != want || got_state != reference {
-                    outcome.keep_first(Counterexample {
-                        property: ORACLE_DIVERGENCE,
-                        message: format!(
+                    outcome.keep_first(Counterexample::sequential(ORACLE_DIVERGENCE, format!(
                             "step {}: wb-core returned {got:?} with state {got_state:?}; the reference returned {want:?} with state {reference:?}",
                             i + 1
-                        ),
-                        placement: placement.clone(),
-                        steps: steps.clone(),
-                        replay: None,
-                        found: None,
-                        min_preemptions: None,
-                    });
+                        ), placement.clone(), steps.clone()));
                     return;
                 }
             }
             if let Some(message) = reference.lost_wakeup(total) {
-                outcome.keep_first(Counterexample {
-                    property: LOST_WAKEUP,
-                    message,
-                    placement: placement.clone(),
-                    steps,
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(LOST_WAKEUP, message, placement.clone(), steps));
             }
         });
     }
@@ -281,31 +265,22 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
             core.apply(op);
             let got = core.snapshot(&reference);
             if got != reference {
-                outcome.keep_first(Counterexample {
-                    property: ORACLE_DIVERGENCE,
-                    message: format!(
-                        "step {}: wb-core's state {got:?} differs from the reference's {reference:?}",
-                        i + 1
-                    ),
-                    placement: placement.clone(),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(
+                    ORACLE_DIVERGENCE,
+                    format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1),
+                    placement.clone(),
+                    steps.clone(),
+                ));
                 return;
             }
         }
         for property in reference.violated() {
-            outcome.keep_first(Counterexample {
+            outcome.keep_first(Counterexample::sequential(
                 property,
-                message: format!("the reference model ends with {property} violated: {reference:?}"),
-                placement: placement.clone(),
-                steps: steps.clone(),
-                replay: None,
-                found: None,
-                min_preemptions: None,
-            });
+                format!("the reference model ends with {property} violated: {reference:?}"),
+                placement.clone(),
+                steps.clone(),
+            ));
         }
     });
     outcome.millis = start.elapsed().as_millis() as u64;
@@ -350,31 +325,22 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
             core.apply(op);
             let got = core.snapshot(&reference);
             if got != reference {
-                outcome.keep_first(Counterexample {
-                    property: ORACLE_DIVERGENCE,
-                    message: format!(
-                        "step {}: wb-core's state {got:?} differs from the reference's {reference:?}",
-                        i + 1
-                    ),
-                    placement: placement.clone(),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(
+                    ORACLE_DIVERGENCE,
+                    format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1),
+                    placement.clone(),
+                    steps.clone(),
+                ));
                 return;
             }
         }
         if let Some(message) = reference.counter_exact() {
-            outcome.keep_first(Counterexample {
-                property: dontcache_accounting::COUNTER_EXACT,
+            outcome.keep_first(Counterexample::sequential(
+                dontcache_accounting::COUNTER_EXACT,
                 message,
-                placement: placement.clone(),
+                placement.clone(),
                 steps,
-                replay: None,
-                found: None,
-                min_preemptions: None,
-            });
+            ));
         }
     });
     outcome.millis = start.elapsed().as_millis() as u64;
@@ -446,19 +412,16 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                     detail: format!("{detail}: count {} slots {:?}", reference.count, reference.slots),
                 });
                 if diverged || (core.read(), core.raw_slots()) != (reference.count, reference.slots.clone()) {
-                    outcome.keep_first(Counterexample {
-                        property: ORACLE_DIVERGENCE,
-                        message: format!(
+                    outcome.keep_first(Counterexample::sequential(
+                        ORACLE_DIVERGENCE,
+                        format!(
                             "wb-core's counter (count {}, slots {:?}) differs from the reference's",
                             core.read(),
                             core.raw_slots()
                         ),
-                        placement: placement.clone(),
-                        steps: steps.clone(),
-                        replay: None,
-                        found: None,
-                        min_preemptions: None,
-                    });
+                        placement.clone(),
+                        steps.clone(),
+                    ));
                     return;
                 }
             }
@@ -473,15 +436,7 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                 found.push((percpu_counter::NO_LOST_UPDATE, format!("count + slots = {} at the end", reference.sum())));
             }
             for (property, message) in found {
-                outcome.keep_first(Counterexample {
-                    property,
-                    message,
-                    placement: placement.clone(),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(property, message, placement.clone(), steps.clone()));
             }
         });
     }
@@ -541,15 +496,7 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                 let core = table.contents();
                 let core_flushes: Vec<u64> = (1..=bdev_slots::DEVICES).map(|d| devices.flushes(d)).collect();
                 if core != reference.slots || core_flushes != reference.flushes {
-                    outcome.keep_first(Counterexample {
-                        property: ORACLE_DIVERGENCE,
-                        message: format!("wb-core's slots {core:?} / flushes {core_flushes:?} differ from the reference's {:?} / {:?}", reference.slots, reference.flushes),
-                        placement: placement.clone(),
-                        steps: steps.clone(),
-                        replay: None,
-                        found: None,
-                        min_preemptions: None,
-                    });
+                    outcome.keep_first(Counterexample::sequential(ORACLE_DIVERGENCE, format!("wb-core's slots {core:?} / flushes {core_flushes:?} differ from the reference's {:?} / {:?}", reference.slots, reference.flushes), placement.clone(), steps.clone()));
                     return;
                 }
             }
@@ -568,15 +515,12 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                 violated.push(bdev_slots::ALL_TRACKED);
             }
             for property in violated {
-                outcome.keep_first(Counterexample {
+                outcome.keep_first(Counterexample::sequential(
                     property,
-                    message: format!("the reference table ends as {:?}", reference.slots),
-                    placement: placement.clone(),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                    format!("the reference table ends as {:?}", reference.slots),
+                    placement.clone(),
+                    steps.clone(),
+                ));
             }
         });
     }
@@ -633,26 +577,20 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
         }
         let placement = "one CPU (the oracle's calls are atomic)".to_string();
         if beyond {
-            outcome.keep_first(Counterexample {
-                property: foreign_policy::FLUSH_SCOPE,
-                message: "an owner-wide flush caused by bdev dirtying wrote the whole root wb".into(),
-                placement: placement.clone(),
-                steps: steps.clone(),
-                replay: None,
-                found: None,
-                min_preemptions: None,
-            });
+            outcome.keep_first(Counterexample::sequential(
+                foreign_policy::FLUSH_SCOPE,
+                "an owner-wide flush caused by bdev dirtying wrote the whole root wb".into(),
+                placement.clone(),
+                steps.clone(),
+            ));
         }
         if relief.iter().any(|r| !r) {
-            outcome.keep_first(Counterexample {
-                property: foreign_policy::PRESSURE_RELIEF,
-                message: "a throttled memcg got no writeback of the bdev mapping".into(),
+            outcome.keep_first(Counterexample::sequential(
+                foreign_policy::PRESSURE_RELIEF,
+                "a throttled memcg got no writeback of the bdev mapping".into(),
                 placement,
                 steps,
-                replay: None,
-                found: None,
-                min_preemptions: None,
-            });
+            ));
         }
     });
     outcome.millis = start.elapsed().as_millis() as u64;
@@ -765,15 +703,12 @@ pub fn check_folio_dirty(revision: &str) -> Result<Outcome, String> {
                 }
             }
             for v in violations {
-                outcome.keep_first(Counterexample {
-                    property: v.property,
-                    message: v.message,
-                    placement: "one CPU (the oracle's calls are atomic)".into(),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(
+                    v.property,
+                    v.message,
+                    "one CPU (the oracle's calls are atomic)".into(),
+                    steps.clone(),
+                ));
             }
         }
     }
@@ -836,17 +771,12 @@ pub fn check_block(revision: &str) -> Result<Outcome, String> {
             }
             let bad = r.mismatched();
             if !bad.is_empty() {
-                outcome.keep_first(Counterexample {
-                    property: per_block_charge::CHARGE_DISCHARGE_MATCH,
-                    message: format!("(cycle, charged, discharged) mismatched: {bad:?}"),
-                    placement: format!(
-                        "one CPU (the oracle's calls are atomic); mapping dirty at start: {mapped_dirty}"
-                    ),
-                    steps: steps.clone(),
-                    replay: None,
-                    found: None,
-                    min_preemptions: None,
-                });
+                outcome.keep_first(Counterexample::sequential(
+                    per_block_charge::CHARGE_DISCHARGE_MATCH,
+                    format!("(cycle, charged, discharged) mismatched: {bad:?}"),
+                    format!("one CPU (the oracle's calls are atomic); mapping dirty at start: {mapped_dirty}"),
+                    steps.clone(),
+                ));
             }
         });
     }

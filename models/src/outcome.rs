@@ -81,6 +81,13 @@ pub struct FirstFound {
     pub micros: u64,
 }
 
+impl Counterexample {
+    /// A counterexample of a sequential checker (the oracle): no replay handle, no search position.
+    pub fn sequential(property: &'static str, message: String, placement: String, steps: Vec<Step>) -> Self {
+        Counterexample { property, message, placement, steps, replay: None, found: None, min_preemptions: None }
+    }
+}
+
 impl Outcome {
     pub fn violated(&self) -> BTreeSet<&'static str> {
         self.counterexamples.iter().map(|c| c.property).collect()
