@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{
-    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, Filter, Matrix, Progress, Row, Shard,
+    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, select_rows, Filter, Matrix, Progress, Row, Shard,
 };
 use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
@@ -166,8 +166,7 @@ struct RowArgs {
 
 impl RowArgs {
     /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
-    /// the rows are dealt to N child processes (`--part`), which keeps loom's per-execution
-    /// stack mappings in separate address spaces: threads in one process serialise on them.
+    /// each row runs in a child process of its own (`--part`), N at a time.
     fn run(self) -> Result<Matrix, BadInput> {
         let bounds = bounds(&self.tier)?;
         let checkers =
@@ -180,16 +179,16 @@ impl RowArgs {
             None => default_jobs()?,
         };
         let show = !self.quiet && std::io::stderr().is_terminal();
-        if part.is_none() && jobs > 1 {
-            return self.run_parts(jobs, shard, bounds.tier.name(), show);
-        }
         let filter = Filter {
-            scenarios: self.scenario,
-            revisions: self.revision,
+            scenarios: self.scenario.clone(),
+            revisions: self.revision.clone(),
             checkers,
             shard,
             part: part.unwrap_or(Shard::WHOLE),
         };
+        if part.is_none() && jobs > 1 {
+            return self.run_parts(&filter, &bounds, jobs, show);
+        }
         let ticker = show.then(Ticker::start);
         let matrix = run_matrix(&filter, &bounds, |event| {
             if let Some(t) = &ticker {
@@ -202,44 +201,61 @@ impl RowArgs {
         matrix.map_err(BadInput)
     }
 
-    /// Run the rows as `jobs` child processes of this binary, each with its `--part`.
-    fn run_parts(&self, jobs: usize, shard: Shard, tier: &str, show: bool) -> Result<Matrix, BadInput> {
+    /// Run every selected row in a child process of this binary (`--part K/ROWS` selects row K),
+    /// `jobs` at a time, loom rows first: they are the long ones, and a pool drained longest
+    /// first finishes soonest. Processes rather than threads: loom and the runner's panic hook
+    /// keep per-process state, and a row that aborts takes only its own process down.
+    fn run_parts(&self, filter: &Filter, bounds: &Bounds, jobs: usize, show: bool) -> Result<Matrix, BadInput> {
         let exe = std::env::current_exe().map_err(|e| BadInput(format!("cannot find wbcheck's own binary: {e}")))?;
-        let start = std::time::Instant::now();
-        let children = (0..jobs)
-            .map(|i| {
-                let mut cmd = std::process::Command::new(&exe);
-                cmd.args(["matrix", "--format", "json", "--quiet", "--tier", &self.tier]);
-                cmd.args(["--part", &format!("{}/{jobs}", i + 1)]);
-                for (flag, values) in
-                    [("--scenario", &self.scenario), ("--revision", &self.revision), ("--checker", &self.checker)]
-                {
-                    values.iter().for_each(|v| {
-                        cmd.args([flag, v]);
-                    });
-                }
-                if let Some(s) = &self.shard {
-                    cmd.args(["--shard", s]);
-                }
-                cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-                cmd.spawn().map_err(|e| BadInput(format!("cannot start a matrix process: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut parts = Vec::new();
-        for (i, child) in children.into_iter().enumerate() {
-            let out = child.wait_with_output().map_err(|e| BadInput(format!("matrix process {}: {e}", i + 1)))?;
-            let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
-                let err = String::from_utf8_lossy(&out.stderr);
-                BadInput(err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string())
-            })?;
-            if show {
-                for row in &m.results {
-                    eprintln!("{:>6.1} s  {}", start.elapsed().as_secs_f64(), row_line(row));
-                }
+        let rows = select_rows(filter, bounds).map_err(BadInput)?;
+        let total = rows.len();
+        let mut order: Vec<usize> = (0..total).collect();
+        order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
+        let command = |k: usize| {
+            let mut cmd = std::process::Command::new(&exe);
+            cmd.args(["matrix", "--format", "json", "--quiet", "--tier", &self.tier]);
+            cmd.args(["--part", &format!("{}/{total}", k + 1)]);
+            for (flag, values) in
+                [("--scenario", &self.scenario), ("--revision", &self.revision), ("--checker", &self.checker)]
+            {
+                values.iter().for_each(|v| {
+                    cmd.args([flag, v]);
+                });
             }
-            parts.push(m);
-        }
-        Ok(join_parts(tier, shard, parts))
+            if let Some(s) = &self.shard {
+                cmd.args(["--shard", s]);
+            }
+            cmd
+        };
+        let start = std::time::Instant::now();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let results = std::sync::Mutex::new(Vec::new());
+        let worker = || -> Result<(), BadInput> {
+            loop {
+                let Some(&k) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else {
+                    return Ok(());
+                };
+                let out = command(k)
+                    .output()
+                    .map_err(|e| BadInput(format!("cannot run the matrix process for row {}: {e}", k + 1)))?;
+                let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
+                    let err = String::from_utf8_lossy(&out.stderr);
+                    BadInput(err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string())
+                })?;
+                if show {
+                    for row in &m.results {
+                        eprintln!("{:>6.1} s  {}", start.elapsed().as_secs_f64(), row_line(row));
+                    }
+                }
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(m);
+            }
+        };
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..jobs.min(total)).map(|_| scope.spawn(worker)).collect();
+            workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        })?;
+        let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(join_parts(bounds.tier.name(), filter.shard, parts))
     }
 }
 

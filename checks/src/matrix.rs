@@ -252,9 +252,16 @@ pub enum Progress<'a> {
     Finished(&'a Row),
 }
 
-/// Validate the filter, then run every selected row of this shard and part, in catalogue order;
-/// `progress` sees each row start and finish.
-pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
+/// One selected row with the bounds it runs under (shuttle rows carry their shard's iterations).
+pub struct PlannedRow {
+    pub scenario: &'static dyn Scenario,
+    pub revision: &'static str,
+    pub checker: Checker,
+    bounds: Bounds,
+}
+
+/// Validate the filter and list this shard's rows in catalogue order (before `part` applies).
+pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, String> {
     let mut selected: Vec<&'static dyn Scenario> = Vec::new();
     for name in &filter.scenarios {
         selected.push(find_scenario(name)?);
@@ -271,7 +278,7 @@ pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Pro
     }
     let checkers = if filter.checkers.is_empty() { Checker::ALL.to_vec() } else { filter.checkers.clone() };
     let shard = filter.shard;
-    let mut rows: Vec<(&'static dyn Scenario, &'static str, Checker, Bounds)> = Vec::new();
+    let mut rows = Vec::new();
     let mut dealt = 0;
     for s in selected {
         for rev in s.info().revisions {
@@ -279,28 +286,35 @@ pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Pro
                 continue;
             }
             for &checker in &checkers {
+                let planned = |bounds| PlannedRow { scenario: s, revision: rev.name, checker, bounds };
                 if matches!(checker, Checker::ShuttlePct | Checker::ShuttleRandom) {
-                    rows.push((s, rev.name, checker, shard.shuttle_bounds(bounds)));
+                    rows.push(planned(shard.shuttle_bounds(bounds)));
                 } else {
                     if dealt % shard.count == shard.index {
-                        rows.push((s, rev.name, checker, bounds.clone()));
+                        rows.push(planned(bounds.clone()));
                     }
                     dealt += 1;
                 }
             }
         }
     }
+    Ok(rows)
+}
+
+/// Validate the filter, then run every selected row of this shard and part, in catalogue order;
+/// `progress` sees each row start and finish.
+pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
     let mut results = Vec::new();
-    for (i, (s, rev, checker, b)) in rows.into_iter().enumerate() {
+    for (i, r) in select_rows(filter, bounds)?.into_iter().enumerate() {
         if i % filter.part.count != filter.part.index {
             continue;
         }
-        progress(Progress::Started { scenario: s.info().name, revision: rev, checker });
-        let row = run_row(s, rev, checker, &b)?;
+        progress(Progress::Started { scenario: r.scenario.info().name, revision: r.revision, checker: r.checker });
+        let row = run_row(r.scenario, r.revision, r.checker, &r.bounds)?;
         progress(Progress::Finished(&row));
         results.push(row);
     }
-    Ok(Matrix::new(bounds.tier.name(), shard.label(), results))
+    Ok(Matrix::new(bounds.tier.name(), filter.shard.label(), results))
 }
 
 /// Put the rows of several parts of one run together again, in catalogue order (for `--jobs`).
