@@ -218,6 +218,9 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         shuttle_secs.push(t.elapsed().as_secs_f64());
     }
 
+    progress("matrix: as `wbcheck matrix` runs it");
+    let parallel = parallel_matrix(&plan)?;
+
     // 2. loom sweeps.
     let mut bound_sweeps: Vec<(&'static str, &'static str, Vec<SweepPoint>)> = Vec::new();
     for s in &plan.scenarios {
@@ -276,7 +279,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     let mut md = String::new();
     let total_secs = started.elapsed().as_secs_f64();
     report_header(&mut md, opts, &plan, total_secs);
-    report_matrix(&mut md, &det, &shuttle_rows, det_secs, &shuttle_secs, opts.seeds);
+    report_matrix(&mut md, &det, &shuttle_rows, det_secs, &shuttle_secs, opts.seeds, &parallel);
     report_time_to_bug(&mut md, &det, &shuttle_rows);
     report_sweeps(&mut md, &opts.out, &bound_sweeps, &size_sweep, &plan)?;
     report_overhead(&mut md, &overheads, &plan.bounds);
@@ -285,6 +288,36 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     std::fs::write(&path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     progress(&format!("wrote {} in {total_secs:.0} s", path.display()));
     Ok(())
+}
+
+/// One run of the matrix as a user runs it.
+struct ParallelMatrix {
+    jobs: usize,
+    secs: f64,
+    rows: usize,
+    matched: usize,
+}
+
+/// Run `wbcheck matrix` (this binary) over the plan's scenarios and bounds with `--jobs` = the
+/// CPUs, and time it from outside: process start-up and the pool included.
+fn parallel_matrix(plan: &Plan) -> Result<ParallelMatrix, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(["matrix", "--quiet", "--format", "json", "--jobs", &jobs.to_string()]);
+    for s in &plan.scenarios {
+        cmd.args(["--scenario", s.info().name]);
+    }
+    let b = &plan.bounds;
+    cmd.env("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".to_string(), |p| p.to_string()));
+    cmd.env("WBCHECK_SHUTTLE_ITERS", b.shuttle_iterations.to_string());
+    let t = Instant::now();
+    let out = cmd.output().map_err(|e| format!("cannot run the matrix: {e}"))?;
+    let secs = t.elapsed().as_secs_f64();
+    let m: crate::matrix::Matrix = serde_json::from_slice(&out.stdout)
+        .map_err(|_| format!("the matrix run failed: {}", String::from_utf8_lossy(&out.stderr).trim()))?;
+    let matched = m.results.iter().filter(|r| r.matched).count();
+    Ok(ParallelMatrix { jobs, secs, rows: m.results.len(), matched })
 }
 
 fn report_header(md: &mut String, opts: &BenchOptions, plan: &Plan, secs: f64) {
@@ -308,8 +341,22 @@ fn report_header(md: &mut String, opts: &BenchOptions, plan: &Plan, secs: f64) {
     }
 }
 
-fn report_matrix(md: &mut String, det: &[Row], shuttle: &[Row], det_secs: f64, shuttle_secs: &[f64], seeds: u64) {
+fn report_matrix(
+    md: &mut String,
+    det: &[Row],
+    shuttle: &[Row],
+    det_secs: f64,
+    shuttle_secs: &[f64],
+    seeds: u64,
+    parallel: &ParallelMatrix,
+) {
     let _ = writeln!(md, "## The matrix, row by row\n");
+    let _ = writeln!(
+        md,
+        "As `wbcheck matrix` runs it (each row in a child process, `--jobs {}`, the CPUs here): **{:.1} s** wall for \
+         {} rows, {} matching their expected verdict.\n",
+        parallel.jobs, parallel.secs, parallel.rows, parallel.matched
+    );
     let _ = writeln!(
         md,
         "The quick matrix, one row after another: loom and oracle rows {det_secs:.1} s, shuttle rows {:.1} s per seed \

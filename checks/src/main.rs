@@ -7,7 +7,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{
-    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, select_rows, Filter, Matrix, Progress, Row, Shard,
+    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, select_rows, Filter, Matrix, Progress, Row,
+    Shard,
 };
 use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};

@@ -26,6 +26,14 @@ fn quick_bench_writes_the_report_and_plots() {
     ] {
         assert!(md.contains(heading), "no {heading:?} in:\n{md}");
     }
+    // The parallel run covered the rows of the row-by-row table (the smoke bounds are too small
+    // to find every bug, so not all match).
+    let line = md.lines().find(|l| l.starts_with("As `wbcheck matrix` runs it")).expect("parallel matrix line");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let count = |w: &str| -> usize { words[words.iter().position(|x| *x == w).expect(w) - 1].parse().expect(w) };
+    let table = md.lines().filter(|l| l.starts_with("| dontcache-kick |") || l.starts_with("| percpu-counter |"));
+    assert_eq!(count("rows,"), table.filter(|l| l.split('|').count() == 10).count(), "{line}");
+    assert!(count("matching") <= count("rows,"), "{line}");
     // Every row of the overhead table shows equal execution counts.
     let overhead: Vec<&str> =
         md.lines().filter(|l| l.starts_with("| v7 |") || l.starts_with("| v5-late-clear |")).collect();

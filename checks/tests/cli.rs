@@ -176,7 +176,9 @@ fn sharded_matrix_merges_into_the_whole() {
     let dir = std::env::temp_dir().join(format!("wbcheck-shards-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let args = ["matrix", "--scenario", "percpu-counter", "--format", "json", "--quiet"];
-    let whole: serde_json::Value = serde_json::from_slice(&wbcheck(&args).stdout).unwrap();
+    // The whole run uses the process pool (a process per row), the shards one process each.
+    let whole: serde_json::Value =
+        serde_json::from_slice(&wbcheck(&[&args[..], &["--jobs", "3"]].concat()).stdout).unwrap();
     let mut files = Vec::new();
     for i in 1..=3 {
         let out = wbcheck(&[&args[..], &["--shard", &format!("{i}/3"), "--jobs", "1"]].concat());
