@@ -19,8 +19,11 @@ pub struct PercpuCounter<P: Platform> {
     lock: SpinLock<P, ()>,
     /// `fbc->count`: written under the lock, read locklessly.
     count: P::AtomicI64,
-    /// `fbc->counters`: one slot per possible CPU.
-    slots: Box<[CachePadded<P::AtomicI32>]>,
+    /// `fbc->counters`: one slot per possible CPU. The pointer is read by every add, so it
+    /// gets a cache line of its own, away from the lock and count that every fold writes: with
+    /// the three on one line (as in the kernel's struct) two threads adding with batch 16 took
+    /// 38 ns per add, with it apart 11 ns (one thread: 10 ns; `cargo bench -p wb-core`).
+    slots: CachePadded<Box<[CachePadded<P::AtomicI32>]>>,
     /// [`PercpuRevision::Kernel`] except in the percpu-counter scenario's mutants.
     rev: PercpuRevision,
 }
@@ -39,7 +42,7 @@ impl<P: Platform> PercpuCounter<P> {
         PercpuCounter {
             lock: SpinLock::new(()),
             count: P::AtomicI64::new(0),
-            slots: (0..nr_cpus).map(|_| CachePadded::new(P::AtomicI32::new(0))).collect(),
+            slots: CachePadded::new((0..nr_cpus).map(|_| CachePadded::new(P::AtomicI32::new(0))).collect()),
             rev: PercpuRevision::Kernel,
         }
     }
