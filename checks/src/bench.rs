@@ -169,7 +169,7 @@ struct Overhead {
 }
 
 fn overhead(rev: KickRevision, bounds: &Bounds, runs: usize) -> Overhead {
-    let model = DontcacheKick::model(rev, Checker::Loom, Tier::Quick);
+    let model = DontcacheKick::model_for(rev, Checker::Loom, Tier::Quick);
     let mut o = Overhead {
         revision: rev.name(),
         full_executions: 0,

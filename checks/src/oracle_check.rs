@@ -32,7 +32,7 @@ use wb_models::foreign_policy;
 use wb_models::outcome::{Counterexample, Outcome};
 use wb_models::per_block_charge;
 use wb_models::percpu_counter;
-use wb_models::scenario::unknown;
+use wb_models::scenario::{parse_revision, unknown};
 use wb_models::wb_pin;
 
 pub const ORACLE_DIVERGENCE: &str = "oracle-divergence";
@@ -657,7 +657,7 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
 /// before, between and after the two writes, on the reference file; the properties are checked
 /// on the reference's counters. The between order is also run on wb-core (std) and compared.
 pub fn check_folio_dirty(revision: &str) -> Result<Outcome, String> {
-    let policy = folio_dirty_accounting::policy(revision)?;
+    let policy = parse_revision(folio_dirty_accounting::NAME, revision)?;
     let reference = RefPolicy::from_name(revision).expect("the reference knows every policy");
     let g = folio_dirty_accounting::GEOMETRY;
     let start = Instant::now();
@@ -725,7 +725,7 @@ fn step(thread: &str, function: &str, detail: String) -> Step {
 /// dirtier's and the flusher's calls (each atomic), from a dirty and from a clean mapping, then a
 /// final sync, on the reference ledger.
 pub fn check_block(revision: &str) -> Result<Outcome, String> {
-    let rev = per_block_charge::revision(revision)?;
+    let rev: per_block_charge::BlockRevision = parse_revision(per_block_charge::NAME, revision)?;
     #[derive(Clone, Copy)]
     enum Op {
         Write,

@@ -11,7 +11,7 @@ fn main() {
     let rev = AccountingRevision::from_name(&name).expect("revision");
     let bounds = Bounds::from_env(Tier::Quick).unwrap();
     for mix in loom_mixes() {
-        let mut model = DontcacheAccounting::model(rev, Checker::Loom);
+        let mut model = DontcacheAccounting::model_for(rev, Checker::Loom);
         model.variants = vec![mix.clone()];
         let o = run_loom(&model, &bounds);
         let v: Vec<_> = o.violated().into_iter().collect();

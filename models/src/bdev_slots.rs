@@ -1,9 +1,9 @@
 #![doc = include_str!("bdev_slots.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry, NO_CLOSED_DEVICE_FLUSH};
@@ -266,13 +266,7 @@ fn expected(rev: SlotRevision) -> [&'static [&'static str]; 4] {
 }
 
 impl BdevSlots {
-    fn revision(name: &str) -> Result<SlotRevision, String> {
-        SlotRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &SlotRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-
-    pub fn model(revision: SlotRevision, checker: Checker) -> SlotsModel {
+    pub fn model_for(revision: SlotRevision, checker: Checker) -> SlotsModel {
         let variants = match checker {
             Checker::Loom => loom_programs(),
             _ => shuttle_programs(),
@@ -281,7 +275,9 @@ impl BdevSlots {
     }
 }
 
-impl Scenario for BdevSlots {
+impl ModelScenario for BdevSlots {
+    type Model = SlotsModel;
+
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -296,24 +292,11 @@ impl Scenario for BdevSlots {
                 (NO_CLOSED_DEVICE_FLUSH, "bdev_flush_by_dev never writes back a closed device"),
                 (INFLIGHT_BOUND, "done.cnt stays in [1, 1 + flushers in flight]"),
             ],
-            revisions: SlotRevision::ALL
-                .iter()
-                .map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) })
-                .collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&Self::model(Self::revision(revision)?, checker), checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&Self::model(Self::revision(revision)?, checker), checker, schedule, bounds)
+    fn model(&self, revision: &str, checker: Checker, _tier: Tier) -> Result<SlotsModel, String> {
+        Ok(Self::model_for(parse_revision(NAME, revision)?, checker))
     }
 }

@@ -1,9 +1,9 @@
 #![doc = include_str!("dontcache_accounting.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::filemap::{__filemap_get_folio_mpol, folio_end_dropbehind, truncate_inode_folio};
@@ -311,13 +311,7 @@ impl Model for AccountingModel {
 pub struct DontcacheAccounting;
 
 impl DontcacheAccounting {
-    fn revision(name: &str) -> Result<AccountingRevision, String> {
-        AccountingRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &AccountingRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-
-    pub fn model(revision: AccountingRevision, checker: Checker) -> AccountingModel {
+    pub fn model_for(revision: AccountingRevision, checker: Checker) -> AccountingModel {
         let mixes = match checker {
             Checker::Loom => loom_mixes(),
             _ => vec![shuttle_mix()],
@@ -347,7 +341,9 @@ fn expected(rev: AccountingRevision) -> [&'static [&'static str]; 4] {
     }
 }
 
-impl Scenario for DontcacheAccounting {
+impl ModelScenario for DontcacheAccounting {
+    type Model = AccountingModel;
+
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -357,24 +353,11 @@ impl Scenario for DontcacheAccounting {
                 COUNTER_EXACT,
                 "at quiescence each wb's raw WB_DONTCACHE_DIRTY equals the pages of its dirty dropbehind folios in the page cache",
             )],
-            revisions: AccountingRevision::ALL
-                .iter()
-                .map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) })
-                .collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&Self::model(Self::revision(revision)?, checker), checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&Self::model(Self::revision(revision)?, checker), checker, schedule, bounds)
+    fn model(&self, revision: &str, checker: Checker, _tier: Tier) -> Result<AccountingModel, String> {
+        Ok(Self::model_for(parse_revision(NAME, revision)?, checker))
     }
 }

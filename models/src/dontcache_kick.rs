@@ -1,9 +1,9 @@
 #![doc = include_str!("dontcache_kick.md")]
 
-use crate::bounds::{Bounds, Tier};
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -224,13 +224,7 @@ fn expected(rev: KickRevision) -> [&'static [&'static str]; 4] {
 }
 
 impl DontcacheKick {
-    fn revision(name: &str) -> Result<KickRevision, String> {
-        KickRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &KickRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-
-    pub fn model(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
+    pub fn model_for(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
         let config = match checker {
             Checker::Loom => KickConfig::loom(tier),
             _ => KickConfig::shuttle(tier),
@@ -239,7 +233,9 @@ impl DontcacheKick {
     }
 }
 
-impl Scenario for DontcacheKick {
+impl ModelScenario for DontcacheKick {
+    type Model = KickModel;
+
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -249,24 +245,11 @@ impl Scenario for DontcacheKick {
                 LOST_WAKEUP,
                 "at the end: WB_start_dontcache set => a flusher run is queued; clear => the last consume that cleared it read every dirtied page",
             )],
-            revisions: KickRevision::ALL
-                .iter()
-                .map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) })
-                .collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&Self::model(Self::revision(revision)?, checker, bounds.tier), checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&Self::model(Self::revision(revision)?, checker, bounds.tier), checker, schedule, bounds)
+    fn model(&self, revision: &str, checker: Checker, tier: Tier) -> Result<KickModel, String> {
+        Ok(Self::model_for(parse_revision(NAME, revision)?, checker, tier))
     }
 }

@@ -1,9 +1,9 @@
 #![doc = include_str!("folio_dirty_accounting.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::Arc;
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -184,13 +184,9 @@ pub fn expected(policy: FolioPolicy) -> &'static [&'static str] {
     }
 }
 
-pub fn policy(name: &str) -> Result<FolioPolicy, String> {
-    FolioPolicy::from_name(name).ok_or_else(|| {
-        unknown("revision", name, &FolioPolicy::ALL.map(|p| p.name())) + &format!(" for scenario {NAME}")
-    })
-}
+impl ModelScenario for FolioDirtyAccounting {
+    type Model = FolioDirtyModel;
 
-impl Scenario for FolioDirtyAccounting {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -200,29 +196,11 @@ impl Scenario for FolioDirtyAccounting {
                 (CHARGE_EQUALS_WRITTEN, "pages charged equal pages written; at quiescence charged dirty equals the pages holding dirty blocks"),
                 (OVER_ACCOUNTING_BOUND, "pages charged <= pages written x folio size / block size"),
             ],
-            revisions: FolioPolicy::ALL
-                .iter()
-                .map(|&p| RevisionInfo { name: p.name(), summary: p.summary(), expected: [expected(p); 4] })
-                .collect(),
+            revisions: revision_infos(|p| [expected(p); 4]),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] }, checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(
-            &FolioDirtyModel { policy: policy(revision)?, workload: workloads()[0] },
-            checker,
-            schedule,
-            bounds,
-        )
+    fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<FolioDirtyModel, String> {
+        Ok(FolioDirtyModel { policy: parse_revision(NAME, revision)?, workload: workloads()[0] })
     }
 }

@@ -1,9 +1,9 @@
 #![doc = include_str!("foreign_policy.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry};
@@ -144,15 +144,9 @@ fn expected(policy: ForeignPolicy) -> [&'static [&'static str]; 4] {
     }
 }
 
-impl ForeignPolicyScenario {
-    fn policy(name: &str) -> Result<ForeignPolicy, String> {
-        ForeignPolicy::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &ForeignPolicy::ALL.map(|p| p.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-}
+impl ModelScenario for ForeignPolicyScenario {
+    type Model = PolicyModel;
 
-impl Scenario for ForeignPolicyScenario {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -162,21 +156,11 @@ impl Scenario for ForeignPolicyScenario {
                 (FLUSH_SCOPE, "a flush caused by bdev dirtying writes only the bdev mapping"),
                 (PRESSURE_RELIEF, "a throttled memcg whose foreign dirty pages are bdev pages gets a writeback of the bdev mapping requested"),
             ],
-            revisions: ForeignPolicy::ALL.iter().map(|&p| RevisionInfo { name: p.name(), summary: p.summary(), expected: expected(p) }).collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&PolicyModel { policy: Self::policy(revision)? }, checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&PolicyModel { policy: Self::policy(revision)? }, checker, schedule, bounds)
+    fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<PolicyModel, String> {
+        Ok(PolicyModel { policy: parse_revision(NAME, revision)? })
     }
 }

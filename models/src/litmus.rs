@@ -17,7 +17,7 @@
 
 use crate::dontcache_kick::{self, LOST_WAKEUP};
 use crate::outcome::Checker;
-use crate::scenario::{unknown, Scenario};
+use crate::scenario::{parse_revision, unknown, Scenario};
 use std::fmt::Write as _;
 use wb_core::revision::{Consume, Kick, KickRevision};
 
@@ -29,9 +29,7 @@ pub fn export(scenario: &str, revision: &str) -> Result<String, String> {
     if scenario != dontcache_kick::NAME {
         return Err(unknown("scenario for litmus export", scenario, SCENARIOS));
     }
-    let rev = KickRevision::from_name(revision).ok_or_else(|| {
-        unknown("revision", revision, &KickRevision::ALL.map(|r| r.name())) + " for scenario " + scenario
-    })?;
+    let rev: KickRevision = parse_revision(scenario, revision)?;
     Ok(dontcache_kick_test(rev))
 }
 

@@ -1,9 +1,9 @@
 #![doc = include_str!("per_block_charge.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -211,37 +211,20 @@ pub fn expected(rev: BlockRevision) -> [&'static [&'static str]; 4] {
     }
 }
 
-pub fn revision(name: &str) -> Result<BlockRevision, String> {
-    BlockRevision::from_name(name).ok_or_else(|| {
-        unknown("revision", name, &BlockRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-    })
-}
+impl ModelScenario for PerBlockCharge {
+    type Model = BlockModel;
 
-impl Scenario for PerBlockCharge {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
             summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier and writeback (seed 003)",
             header: include_str!("per_block_charge.md"),
             properties: &[(CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it")],
-            revisions: BlockRevision::ALL
-                .iter()
-                .map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) })
-                .collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, name: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&BlockModel { revision: revision(name)?, start: Start::MappedDirty }, checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        name: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&BlockModel { revision: revision(name)?, start: Start::MappedDirty }, checker, schedule, bounds)
+    fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<BlockModel, String> {
+        Ok(BlockModel { revision: parse_revision(NAME, revision)?, start: Start::MappedDirty })
     }
 }

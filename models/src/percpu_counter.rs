@@ -1,9 +1,9 @@
 #![doc = include_str!("percpu_counter.md")]
 
-use crate::bounds::Bounds;
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -147,15 +147,9 @@ fn expected(rev: PercpuRevision) -> [&'static [&'static str]; 4] {
     }
 }
 
-impl PercpuCounterScenario {
-    fn revision(name: &str) -> Result<PercpuRevision, String> {
-        PercpuRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &PercpuRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-}
+impl ModelScenario for PercpuCounterScenario {
+    type Model = PercpuModel;
 
-impl Scenario for PercpuCounterScenario {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -166,21 +160,11 @@ impl Scenario for PercpuCounterScenario {
                 (READ_ERROR_BOUND, "every percpu_counter_read is within nr_cpus * (batch - 1) of a value the adds in flight allow (SC checkers)"),
                 (NO_LOST_UPDATE, "at quiescence count + slots equals the total of the adds"),
             ],
-            revisions: PercpuRevision::ALL.iter().map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) }).collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&PercpuModel { revision: Self::revision(revision)? }, checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&PercpuModel { revision: Self::revision(revision)? }, checker, schedule, bounds)
+    fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<PercpuModel, String> {
+        Ok(PercpuModel { revision: parse_revision(NAME, revision)? })
     }
 }

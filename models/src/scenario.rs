@@ -15,6 +15,54 @@ pub struct RevisionInfo {
     pub expected: [&'static [&'static str]; 4],
 }
 
+/// A revision enum as the catalogue sees it: its variants in order, each with a name and a
+/// one-line summary (the enums' own `ALL`, `name` and `summary`).
+pub trait RevisionEnum: Copy + 'static {
+    fn all() -> &'static [Self];
+    fn name(self) -> &'static str;
+    fn summary(self) -> &'static str;
+}
+
+macro_rules! revision_enums {
+    ($($t:ty),*) => {$(
+        impl RevisionEnum for $t {
+            fn all() -> &'static [Self] {
+                &<$t>::ALL
+            }
+            fn name(self) -> &'static str {
+                <$t>::name(self)
+            }
+            fn summary(self) -> &'static str {
+                <$t>::summary(self)
+            }
+        }
+    )*};
+}
+
+revision_enums!(
+    wb_core::revision::KickRevision,
+    wb_core::revision::PinRevision,
+    wb_core::revision::AccountingRevision,
+    wb_core::revision::PercpuRevision,
+    wb_core::memcg::SlotRevision,
+    wb_core::memcg::ForeignPolicy,
+    wb_core::fadvise::FolioPolicy,
+    crate::per_block_charge::BlockRevision
+);
+
+/// The revision of `scenario` called `name`, or an error naming the valid ones.
+pub fn parse_revision<R: RevisionEnum>(scenario: &str, name: &str) -> Result<R, String> {
+    R::all().iter().copied().find(|r| r.name() == name).ok_or_else(|| {
+        let names: Vec<&str> = R::all().iter().map(|r| r.name()).collect();
+        unknown("revision", name, &names) + " for scenario " + scenario
+    })
+}
+
+/// The catalogue entries of every revision, with what each checker is expected to find.
+pub fn revision_infos<R: RevisionEnum>(expected: impl Fn(R) -> [&'static [&'static str]; 4]) -> Vec<RevisionInfo> {
+    R::all().iter().map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) }).collect()
+}
+
 impl RevisionInfo {
     pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
         let i = Checker::ALL.iter().position(|c| *c == checker).expect("every checker is in ALL");
@@ -61,6 +109,38 @@ pub trait Scenario: Sync {
         schedule: ShuttleSchedule<'_>,
         bounds: &Bounds,
     ) -> Result<Replayed, String>;
+}
+
+/// A scenario given by its catalogue entry and the model each checker runs; [`Scenario`]'s `run`
+/// and `replay` follow from them.
+pub trait ModelScenario: Sync {
+    type Model: crate::harness::Model;
+
+    fn info(&self) -> ScenarioInfo;
+
+    /// The model of `revision` (a name from [`ScenarioInfo::revisions`]; an unknown name is an
+    /// error) as `checker` runs it at `tier`.
+    fn model(&self, revision: &str, checker: Checker, tier: crate::bounds::Tier) -> Result<Self::Model, String>;
+}
+
+impl<S: ModelScenario> Scenario for S {
+    fn info(&self) -> ScenarioInfo {
+        ModelScenario::info(self)
+    }
+
+    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
+        crate::harness::run(&self.model(revision, checker, bounds.tier)?, checker, bounds)
+    }
+
+    fn replay(
+        &self,
+        revision: &str,
+        checker: Checker,
+        schedule: ShuttleSchedule<'_>,
+        bounds: &Bounds,
+    ) -> Result<Replayed, String> {
+        crate::harness::replay(&self.model(revision, checker, bounds.tier)?, checker, schedule, bounds)
+    }
 }
 
 /// Every scenario, in catalogue order.

@@ -1,9 +1,9 @@
 #![doc = include_str!("wb_pin.md")]
 
-use crate::bounds::{Bounds, Tier};
-use crate::harness::{self, Model, Replayed, ShuttleSchedule};
-use crate::outcome::{Checker, Outcome, Violation};
-use crate::scenario::{unknown, RevisionInfo, Scenario, ScenarioInfo};
+use crate::bounds::Tier;
+use crate::harness::Model;
+use crate::outcome::{Checker, Violation};
+use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx, IRQ_ENABLED_UNDER_LOCK};
@@ -258,13 +258,7 @@ fn expected(rev: PinRevision) -> [&'static [&'static str]; 4] {
 }
 
 impl WbPin {
-    fn revision(name: &str) -> Result<PinRevision, String> {
-        PinRevision::from_name(name).ok_or_else(|| {
-            unknown("revision", name, &PinRevision::ALL.map(|r| r.name())) + &format!(" for scenario {NAME}")
-        })
-    }
-
-    pub fn model(revision: PinRevision, checker: Checker, tier: Tier) -> PinModel {
+    pub fn model_for(revision: PinRevision, checker: Checker, tier: Tier) -> PinModel {
         let config = match checker {
             Checker::Loom => PinConfig::loom(tier),
             _ => PinConfig::shuttle(tier),
@@ -273,7 +267,9 @@ impl WbPin {
     }
 }
 
-impl Scenario for WbPin {
+impl ModelScenario for WbPin {
+    type Model = PinModel;
+
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
@@ -285,24 +281,11 @@ impl Scenario for WbPin {
                 (REFCOUNT, "no underflow; at the end each wb's count equals its holders and it was freed once iff it has none"),
                 (LOST_WAKEUP, "at the end every live wb with dirty DONTCACHE pages has its kick bit set and a run queued, or its last consume read them"),
             ],
-            revisions: PinRevision::ALL
-                .iter()
-                .map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) })
-                .collect(),
+            revisions: revision_infos(expected),
         }
     }
 
-    fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        harness::run(&Self::model(Self::revision(revision)?, checker, bounds.tier), checker, bounds)
-    }
-
-    fn replay(
-        &self,
-        revision: &str,
-        checker: Checker,
-        schedule: ShuttleSchedule<'_>,
-        bounds: &Bounds,
-    ) -> Result<Replayed, String> {
-        harness::replay(&Self::model(Self::revision(revision)?, checker, bounds.tier), checker, schedule, bounds)
+    fn model(&self, revision: &str, checker: Checker, tier: Tier) -> Result<PinModel, String> {
+        Ok(Self::model_for(parse_revision(NAME, revision)?, checker, tier))
     }
 }

@@ -24,7 +24,7 @@ fn violates(revision: &str, checker: Checker) -> bool {
 /// loom on one role set.
 fn loom_mix(revision: &str, roles: &[Role], dirty_at_start: &[usize]) -> Outcome {
     let rev = AccountingRevision::from_name(revision).unwrap();
-    let mut model = DontcacheAccounting::model(rev, Checker::Loom);
+    let mut model = DontcacheAccounting::model_for(rev, Checker::Loom);
     let mix = loom_mixes().into_iter().find(|m| m.roles == roles && m.dirty_at_start == dirty_at_start);
     model.variants = vec![mix.unwrap_or_else(|| panic!("{roles:?} is not one of the loom role sets"))];
     assert_eq!(model.loom_variants().len(), 1);

@@ -166,7 +166,7 @@ mod v5_approx_read {
 #[test]
 fn loom_placements_cover_same_cpu_different_cpus_and_migration() {
     use wb_core::ctx::CpuPlan;
-    let model = DontcacheKick::model(wb_core::revision::KickRevision::V7, Checker::Loom, Tier::Quick);
+    let model = DontcacheKick::model_for(wb_core::revision::KickRevision::V7, Checker::Loom, Tier::Quick);
     let placements = model.loom_placements();
     let writers = |p: &Vec<CpuPlan>| p[..model.config.writers].to_vec();
     assert!(placements.iter().any(|p| writers(p) == vec![CpuPlan::Fixed(0); model.config.writers]));

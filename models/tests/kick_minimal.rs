@@ -30,7 +30,7 @@ fn assert_same(model: KickModel, b: &Bounds) {
 #[test]
 fn every_revision_explores_the_same_executions() {
     for rev in KickRevision::ALL {
-        assert_same(DontcacheKick::model(rev, Checker::Loom, Tier::Quick), &bounds(2));
+        assert_same(DontcacheKick::model_for(rev, Checker::Loom, Tier::Quick), &bounds(2));
     }
 }
 
