@@ -12,6 +12,7 @@
 //! input (see `wb_core::fadvise`): the simulation measures the charge ratio given them and says
 //! nothing about throughput.
 
+use crate::svg::{Chart, Series};
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fadvise::{FolioPolicy, Geometry};
@@ -148,56 +149,18 @@ pub fn order_curve(p: &Params) -> Vec<(u32, SimResult)> {
 }
 
 /// The SVG plot of [`order_curve`]: charged / written against the maximum folio order, with the
-/// per-page line at 1 (hand-rolled SVG).
+/// per-page line at 1.
 pub fn svg(curve: &[(u32, SimResult)]) -> String {
-    use std::fmt::Write as _;
-    let (w, h, left, bottom, top) = (560.0, 340.0, 60.0, 300.0, 20.0);
-    let max = curve.iter().map(|(_, r)| r.ratio()).fold(1.0f64, f64::max).ceil();
-    let x = |o: u32| left + (f64::from(o) - 1.0) * (w - left - 20.0) / 8.0;
-    let y = |v: f64| bottom - v / max * (bottom - top);
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n");
-    let _ = writeln!(s, "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
-    let _ = writeln!(s, "<line x1=\"{left}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\" stroke=\"black\"/>", w - 20.0);
-    let _ = writeln!(s, "<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\" stroke=\"black\"/>");
-    for (o, _) in curve {
-        let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{o}</text>", x(*o), bottom + 16.0);
+    let line = |label: &str, y: &dyn Fn(&SimResult) -> f64| Series {
+        label: label.into(),
+        points: curve.iter().map(|(o, r)| (f64::from(*o), y(r))).collect(),
+    };
+    Chart {
+        title: "dirty pages charged per page written".into(),
+        x_label: "maximum folio order (pages = 2^order)".into(),
+        y_label: "pages charged / pages written".into(),
+        log_y: false,
+        series: vec![line("per-folio (whole folio)", &SimResult::ratio), line("per-page (the series)", &|_| 1.0)],
     }
-    for i in 0..=4 {
-        let v = max * f64::from(i) / 4.0;
-        let _ = writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.0}</text>", left - 6.0, y(v) + 4.0);
-    }
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">maximum folio order (pages = 2^order)</text>",
-        (left + w) / 2.0,
-        h - 8.0
-    );
-    let _ = writeln!(s, "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">pages charged / pages written</text>", (top + bottom) / 2.0, (top + bottom) / 2.0);
-    let points: Vec<String> = curve.iter().map(|(o, r)| format!("{:.1},{:.1}", x(*o), y(r.ratio()))).collect();
-    let _ =
-        writeln!(s, "<polyline points=\"{}\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>", points.join(" "));
-    for (o, r) in curve {
-        let _ = writeln!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#c0392b\"/>", x(*o), y(r.ratio()));
-    }
-    let _ = writeln!(
-        s,
-        "<line x1=\"{left}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" stroke=\"#2471a3\" stroke-dasharray=\"5,3\"/>",
-        y(1.0),
-        w - 20.0,
-        y(1.0)
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{:.1}\" fill=\"#c0392b\">per-folio (whole-folio charge)</text>",
-        left + 10.0,
-        top + 14.0
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{:.1}\" fill=\"#2471a3\">per-page (the series) = 1</text>",
-        left + 10.0,
-        top + 30.0
-    );
-    s.push_str("</svg>\n");
-    s
+    .to_svg()
 }

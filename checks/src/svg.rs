@@ -38,7 +38,12 @@ impl Chart {
         if self.log_y {
             (y0, y1) = (y0.floor(), y1.ceil().max(y0.floor() + 1.0));
         } else {
+            // Four steps of 1, 2, 2.5 or 5 times a power of ten, so the ticks are round numbers.
             y0 = y0.min(0.0);
+            let raw = (y1 - y0) / 4.0;
+            let unit = 10f64.powf(raw.log10().floor());
+            let step = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(|m| m * unit).find(|s| *s >= raw).unwrap_or(raw);
+            y1 = y0 + 4.0 * step;
         }
         let px = |x: f64| left + (x - x0) / (x1 - x0).max(1e-9) * (w - left - right);
         let py = |y: f64| bottom - (fy(y) - y0) / (y1 - y0).max(1e-9) * (bottom - top);
@@ -169,5 +174,14 @@ mod tests {
         assert_eq!(svg.matches("<polyline").count(), 2);
         assert!(svg.contains(">1000<") && svg.contains(">10<") && svg.contains("b&lt;"));
         assert_eq!(svg.matches("<circle").count(), 3, "the zero is left out on a log scale");
+    }
+
+    #[test]
+    fn linear_chart_ticks_are_round() {
+        let series = vec![Series { label: "a".into(), points: vec![(1.0, 1.0), (9.0, 80.28)] }];
+        let svg = Chart { title: "t".into(), x_label: "x".into(), y_label: "y".into(), log_y: false, series }.to_svg();
+        for tick in [">0<", ">25<", ">50<", ">75<", ">100<"] {
+            assert!(svg.contains(tick), "{tick} in {svg}");
+        }
     }
 }
