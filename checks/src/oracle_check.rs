@@ -211,19 +211,6 @@ fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn interleavings_are_counted_by_the_multinomial() {
-        let mut n = 0;
-        interleavings(&[vec![1, 2], vec![3, 4], vec![5]], &mut |_| n += 1);
-        assert_eq!(n, 5 * 4 * 3 * 2 / (2 * 2));
-        assert_eq!(placements(2, 2), vec![vec![0, 0], vec![1, 0], vec![0, 1], vec![1, 1]]);
-    }
-}
-
 /// The oracle checker for `scenario`.
 pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String> {
     match scenario {
@@ -548,7 +535,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
     interleavings(&threads, &mut |seq| {
         outcome.executions += 1;
         // Per memcg: recorded (in its table), bdev writeback requested, wrote beyond the bdev.
-        let mut recorded = vec![false; foreign_policy::MEMCGS];
+        let mut recorded = [false; foreign_policy::MEMCGS];
         let (mut relief, mut beyond) = (vec![false; foreign_policy::MEMCGS], false);
         let mut steps = Vec::new();
         for &(m, op) in seq {
@@ -783,4 +770,17 @@ pub fn check_block(revision: &str) -> Result<Outcome, String> {
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![("threads".into(), 3)];
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interleavings_are_counted_by_the_multinomial() {
+        let mut n = 0;
+        interleavings(&[vec![1, 2], vec![3, 4], vec![5]], &mut |_| n += 1);
+        assert_eq!(n, 5 * 4 * 3 * 2 / (2 * 2));
+        assert_eq!(placements(2, 2), vec![vec![0, 0], vec![1, 0], vec![0, 1], vec![1, 1]]);
+    }
 }

@@ -278,6 +278,9 @@ pub struct Replayed {
     pub schedule: String,
 }
 
+/// What one replayed execution leaves behind: its trace and violations.
+type Executed = (Arc<Trace>, Vec<Violation>);
+
 /// Re-run one execution of `model` under `schedule`. Errors: a malformed replay string, a
 /// schedule that does not fit this model, a panic.
 pub fn replay_shuttle<M: Model>(model: &M, schedule: ShuttleSchedule<'_>) -> Result<Replayed, String> {
@@ -292,7 +295,7 @@ pub fn replay_shuttle<M: Model>(model: &M, schedule: ShuttleSchedule<'_>) -> Res
     let scheduler = Replaying { source, started: false, diverged: diverged.clone(), tape: tape.clone() };
     let plans = model.shuttle_placement();
     let placement = model.placement_label(&plans);
-    let result: Arc<Mutex<Option<(Arc<Trace>, Vec<Violation>)>>> = Arc::new(Mutex::new(None));
+    let result: Arc<Mutex<Option<Executed>>> = Arc::new(Mutex::new(None));
     let (m, r) = (model.clone(), result.clone());
     let run = catch_unwind(AssertUnwindSafe(move || {
         shuttle::Runner::new(scheduler, quiet_shuttle_config()).run(move || {
