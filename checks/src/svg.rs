@@ -1,6 +1,7 @@
 //! A small SVG line chart: a few series over a numeric x axis, y linear or log-scaled. Enough for
 //! the performance report's plots; no plotting dependency.
 
+use crate::picture::xml_escape;
 use std::fmt::Write as _;
 
 /// One line of a chart: its label and its (x, y) points.
@@ -54,7 +55,7 @@ impl Chart {
             s,
             "<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
             (left + w - right) / 2.0,
-            esc(&self.title)
+            xml_escape(&self.title)
         );
         let _ =
             writeln!(s, "<line x1=\"{left}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\" stroke=\"black\"/>", w - right);
@@ -90,13 +91,13 @@ impl Chart {
             "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             (left + w - right) / 2.0,
             h - 12.0,
-            esc(&self.x_label)
+            xml_escape(&self.x_label)
         );
         let mid = (top + bottom) / 2.0;
         let _ = writeln!(
             s,
             "<text x=\"16\" y=\"{mid}\" transform=\"rotate(-90 16 {mid})\" text-anchor=\"middle\">{}{}</text>",
-            esc(&self.y_label),
+            xml_escape(&self.y_label),
             if self.log_y { " (log scale)" } else { "" }
         );
         for (i, series) in self.series.iter().enumerate() {
@@ -119,7 +120,7 @@ impl Chart {
                 "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
                 lx + 18.0
             );
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", lx + 24.0, ly + 4.0, esc(&series.label));
+            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", lx + 24.0, ly + 4.0, xml_escape(&series.label));
         }
         s.push_str("</svg>\n");
         s
@@ -148,10 +149,6 @@ fn num(v: f64) -> String {
     } else {
         format!("{v:.2}")
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 #[cfg(test)]
