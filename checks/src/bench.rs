@@ -1,11 +1,9 @@
-//! `wbcheck bench`: how fast the checkers check and find bugs, how loom's cost grows with the
-//! model, and what wbcheck's layers cost over a hand-written loom model; written to
-//! `performance.md` and SVG plots.
+//! `wbcheck bench`: how fast the checkers check and find bugs and how loom's cost grows with the
+//! model; written to `performance.md` and SVG plots.
 //!
 //! Every number is a wall time on whatever machine runs it: loom and the oracle run once (they
 //! are deterministic: the executions are exact, the times are one sample); shuttle runs once per
-//! seed and reports medians and the spread; the overhead runs alternate the two models and report
-//! the median of each and their ratio. The core's criterion benches are read from criterion's
+//! seed and reports medians and the spread. The core's criterion benches are read from criterion's
 //! output directory when present (`cargo bench -p wb-core --bench core_ops` writes it).
 
 use crate::matrix::{run_matrix, Filter, Row};
@@ -16,9 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
-use wb_models::dontcache_kick::{DontcacheKick, KickConfig, KickModel};
-use wb_models::harness::{run_loom, run_loom_search};
-use wb_models::kick_minimal;
+use std::sync::Arc;
+use wb_core::dontcache::RunOn;
+use wb_models::dontcache_kick::{DontcacheKick, KickBounds, KickModel, Role, Setup, Thread};
+use wb_models::harness::run_loom;
 use wb_models::outcome::Checker;
 use wb_models::scenario::{scenarios, Scenario};
 
@@ -31,8 +30,6 @@ pub struct BenchOptions {
     pub out: PathBuf,
     /// Shuttle seeds (1..=seeds) per row.
     pub seeds: u64,
-    /// Alternating runs of each model in the overhead measurement.
-    pub overhead_runs: usize,
     /// criterion's output directory (`<target>/criterion`).
     pub criterion: PathBuf,
 }
@@ -159,34 +156,13 @@ fn passing_revision(s: &dyn Scenario) -> &'static str {
     info.revisions.iter().find(|r| r.expected_violated(Checker::Loom).is_empty()).unwrap_or(&info.revisions[0]).name
 }
 
-/// The overhead measurement of one revision.
-struct Overhead {
-    revision: &'static str,
-    full_executions: u64,
-    minimal_executions: u64,
-    full_ms: Vec<f64>,
-    minimal_ms: Vec<f64>,
-}
-
-fn overhead(rev: KickRevision, bounds: &Bounds, runs: usize) -> Overhead {
-    let model = DontcacheKick::model_for(rev, Checker::Loom, Tier::Quick);
-    let mut o = Overhead {
-        revision: rev.name(),
-        full_executions: 0,
-        minimal_executions: 0,
-        full_ms: Vec::new(),
-        minimal_ms: Vec::new(),
-    };
-    for _ in 0..runs {
-        let t = Instant::now();
-        let full = run_loom_search(&model, bounds);
-        o.full_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        o.full_executions = full.executions;
-        let minimal = kick_minimal::run(model.config, rev, bounds);
-        o.minimal_ms.push(minimal.millis);
-        o.minimal_executions = minimal.executions;
-    }
-    o
+/// dontcache-kick's v7-fix-kick with `writers` DONTCACHE writers, each on a clean inode of its
+/// own, `ops` operations each (the size sweep).
+fn separate_writers(writers: usize, ops: usize) -> KickModel {
+    let threads = (0..writers).map(|i| Thread { role: Role::Dontcache, inode: i, folio: 0 }).collect();
+    let setup = Setup { threads, dirty_at_start: vec![false; writers], runs: vec![RunOn::Worker; 2] };
+    let base = DontcacheKick::model_for(KickRevision::V7FixKick, Checker::Loom, Tier::Quick);
+    KickModel { setups: Arc::new(vec![setup]), bounds: KickBounds { ops, max_threads: writers, ..base.bounds }, ..base }
 }
 
 /// criterion's median estimate (ns) of `<dir>/<id>/new/estimates.json`.
@@ -253,36 +229,28 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     }
     let mut size_sweep: Vec<(usize, Vec<SweepPoint>)> = Vec::new();
     for &ops in &plan.ops {
-        progress(&format!("loom sweep: dontcache-kick v7, {ops} op(s) per writer, writers {:?}", plan.writers));
+        progress(&format!("loom sweep: dontcache-kick v7-fix-kick, {ops} op(s) per writer, writers {:?}", plan.writers));
         let mut points = Vec::new();
         for &writers in &plan.writers {
-            let config = KickConfig { writers, ops_per_writer: ops, ..KickConfig::loom(Tier::Quick) };
+            let model = separate_writers(writers, ops);
             let bounds = Bounds {
                 loom_preemptions: Some(plan.size_bound),
                 loom_max_duration: Some(std::time::Duration::from_secs(plan.sweep_secs)),
                 ..plan.bounds.clone()
             };
-            let o = run_loom(&KickModel { revision: KickRevision::V7, config }, &bounds);
+            let o = run_loom(&model, &bounds);
             points.push(SweepPoint { x: writers, executions: o.executions, millis: o.millis, bounded: o.bounded });
         }
         size_sweep.push((ops, points));
     }
 
-    // 3. Overhead over the hand-written model.
-    let mut overheads = Vec::new();
-    for rev in [KickRevision::V7, KickRevision::V5LateClear] {
-        progress(&format!("overhead: dontcache-kick {} x{}", rev.name(), opts.overhead_runs));
-        overheads.push(overhead(rev, &plan.bounds, opts.overhead_runs));
-    }
-
-    // 4. Write the report.
+    // 3. Write the report.
     let mut md = String::new();
     let total_secs = started.elapsed().as_secs_f64();
     report_header(&mut md, opts, &plan, total_secs);
     report_matrix(&mut md, &det, &shuttle_rows, det_secs, &shuttle_secs, opts.seeds, &parallel);
     report_time_to_bug(&mut md, &det, &shuttle_rows);
     report_sweeps(&mut md, &opts.out, &bound_sweeps, &size_sweep, &plan)?;
-    report_overhead(&mut md, &overheads, &plan.bounds);
     report_criterion(&mut md, &opts.criterion);
     let path = opts.out.join("performance.md");
     std::fs::write(&path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -529,31 +497,6 @@ fn report_sweeps(
     write_svg(out, "perf_loom_kick_size.svg", &chart)?;
     let _ = writeln!(md, "\n![loom cost of dontcache-kick against writers and operations](perf_loom_kick_size.svg)\n");
     Ok(())
-}
-
-fn report_overhead(md: &mut String, overheads: &[Overhead], bounds: &Bounds) {
-    let _ = writeln!(md, "## Overhead over a hand-written loom model\n");
-    let _ = writeln!(
-        md,
-        "`models/src/kick_minimal.rs` performs the loom operations of `dontcache-kick` in the same order, straight on \
-         `loom::sync`, with no platform layer, `Ctx`, trace or collector (a test checks that loom explores the same \
-         executions). Both at preemption bound {}, every placement; runs alternate, medians in ms.\n",
-        bounds.loom_preemptions.map_or("none".to_string(), |p| p.to_string())
-    );
-    let _ = writeln!(md, "| revision | executions (wbcheck / minimal) | wbcheck ms | minimal ms | ratio |");
-    let _ = writeln!(md, "|---|---|---:|---:|---:|");
-    for o in overheads {
-        let (f, m) = (median(&o.full_ms), median(&o.minimal_ms));
-        let _ = writeln!(
-            md,
-            "| {} | {} / {} | {f:.0} | {m:.0} | {:.2} |",
-            o.revision,
-            o.full_executions,
-            o.minimal_executions,
-            f / m
-        );
-    }
-    md.push('\n');
 }
 
 fn report_criterion(md: &mut String, dir: &Path) {

@@ -3,80 +3,100 @@
 //! compared step by step.
 
 use crate::oracle::accounting::{AccOp, RefAccounting};
-use crate::oracle::kick::{KickOp, KickResult, RefKick};
+use crate::oracle::kick::{KickOp, KickResult, KickUniverse, RefKick, FLUSHER_CPU};
 use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use crate::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
+use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
+use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
-use wb_core::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
+use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC, I_WB_SWITCH};
 use wb_core::memcg::{ForeignTable, SlotRevision};
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::percpu::PercpuCounter;
-use wb_core::revision::{AccountingRevision, Consume, Kick, KickPin, KickRevision, PinRevision};
+use wb_core::revision::{AccountingRevision, KickPin, KickProtocol, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_core::wb::{cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 use wb_models::dontcache_accounting::{self as accounting, Role};
 
-/// The core's side of the `dontcache-kick` comparison.
+/// The core's side of the `dontcache-kick` (and `kick-rescuer`) comparison.
 pub struct CoreKick {
-    revision: KickRevision,
+    proto: KickProtocol,
     bdi: Arc<Bdi<Std>>,
     inodes: Vec<Inode<Std>>,
-    /// One task per CPU: a step runs as the task of the CPU it names.
+    /// One task per CPU: a step runs as the task of the CPU it names (the flusher on cpu0).
     cpus: Vec<Ctx<Std>>,
-    last_consumed: i64,
-    next_folio: u64,
+    added: i64,
+    last_consumed: Option<(i64, i64)>,
 }
 
 impl CoreKick {
-    pub fn new(revision: KickRevision, writers: usize, nr_cpus: usize, batch: i32) -> Self {
+    pub fn new(proto: KickProtocol, universe: &KickUniverse, nr_cpus: usize, batch: i32) -> Self {
         let bdi = Arc::new(Bdi::new(0, nr_cpus, batch, nr_cpus));
-        let inodes = (0..writers).map(|w| Inode::new(w as u32, bdi.clone(), 0, true, Vec::new())).collect();
+        let inodes: Vec<Inode<Std>> = universe
+            .inodes
+            .iter()
+            .enumerate()
+            .map(|(i, folios)| {
+                let folios = folios
+                    .iter()
+                    .enumerate()
+                    .map(|(f, &(dc, pages))| Arc::new(Folio::new((i * 8 + f) as u64, pages as u32, dc)))
+                    .collect();
+                Inode::new(i as u32, bdi.clone(), 0, true, folios)
+            })
+            .collect();
         let trace = Arc::new(Trace::disabled());
-        let cpus = (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c))).collect();
-        CoreKick { revision, bdi, inodes, cpus, last_consumed: 0, next_folio: 0 }
-    }
-
-    fn ctx(&self, cpu: usize) -> &Ctx<Std> {
-        &self.cpus[cpu]
+        let cpus: Vec<Ctx<Std>> = (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c))).collect();
+        for (inode, &dirty) in inodes.iter().zip(&universe.dirty_at_start) {
+            if dirty {
+                filemap_dirty_folio(&cpus[FLUSHER_CPU], inode, inode.folios.last().expect("a resident folio"), true);
+            }
+        }
+        CoreKick { proto, bdi, inodes, cpus, added: 0, last_consumed: None }
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
-        let rev = self.revision;
+        let proto = self.proto;
         match op {
-            KickOp::Dirty { writer, cpu, pages } => {
-                self.next_folio += 1;
-                let folio = Folio::new(self.next_folio, pages as u32, true);
-                filemap_dirty_folio(self.ctx(cpu), &self.inodes[writer], &folio, rev.writer_smp_mb());
-                KickResult::Dirtied
+            KickOp::Dirty { inode, folio, cpu } => {
+                let (i, f) = (&self.inodes[inode], &self.inodes[inode].folios[folio]);
+                let became = filemap_dirty_folio(&self.cpus[cpu], i, f, proto.writer_smp_mb);
+                if became && f.test_dropbehind() {
+                    self.added += f.nr_pages();
+                }
+                KickResult::Dirtied(became)
             }
-            KickOp::Kick { writer } => {
-                let woke = filemap_dontcache_kick_writeback(
-                    self.ctx(0),
-                    &self.inodes[writer],
-                    rev.kick(),
-                    KickPin::GetWakePut,
-                );
+            KickOp::MarkSync { inode } => {
+                __mark_inode_dirty(&self.cpus[0], &self.inodes[inode], 1 << I_DIRTY_SYNC, proto.writer_smp_mb);
+                KickResult::Marked
+            }
+            KickOp::Kick { inode } => {
+                let woke = filemap_dontcache_kick_writeback(&self.cpus[0], &self.inodes[inode], &proto, KickPin::GetWakePut);
                 KickResult::Kicked { woke }
             }
-            KickOp::Run => {
-                let run = wb_workfn(self.ctx(0), self.bdi.wb(0), rev.consume(), &[], WorkStart::Periodic)
+            KickOp::Run { rescuer } => {
+                let wb = self.bdi.wb(0);
+                let removed_before = wb.dontcache_removed();
+                let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
+                let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
+                let run = wb_workfn(&self.cpus[FLUSHER_CPU], wb, &proto, &refs, WorkStart::Periodic, on)
                     .expect("a periodic run always runs");
                 if let Some(nr) = run.consumed {
-                    self.last_consumed = nr;
+                    self.last_consumed = Some((nr, removed_before));
                 }
                 KickResult::Ran { queued: run.queued, consumed: run.consumed }
             }
         }
     }
 
-    /// The core's state, read directly, laid out as the reference's.
+    /// The core's state, read directly, laid out as the reference's (the reference's clock is
+    /// its own bookkeeping and is taken from it).
     pub fn snapshot(&self, like: &RefKick) -> RefKick {
         let wb = self.bdi.wb(0);
         let counter = wb.stat(WbStatItem::DontcacheDirty);
@@ -86,7 +106,17 @@ impl CoreKick {
         s.pending = wb.run_pending();
         s.dontcache_dirty.count = counter.read();
         s.dontcache_dirty.slots = counter.raw_slots();
-        s.inode_dirty = self.inodes.iter().map(|i| i.i_state.test_bit(I_DIRTY_PAGES)).collect();
+        for (r, i) in s.inodes.iter_mut().zip(&self.inodes) {
+            r.dirty_sync = i.i_state.test_bit(I_DIRTY_SYNC);
+            r.dirty_pages = i.i_state.test_bit(I_DIRTY_PAGES);
+            r.listed = i.io_list() != IoList::None;
+            r.dirtied_when = i.dirtied_when();
+            for (rf, f) in r.folios.iter_mut().zip(&i.folios) {
+                rf.dirty = f.test_dirty();
+            }
+        }
+        s.added = self.added;
+        s.removed = wb.dontcache_removed();
         s.last_consumed = self.last_consumed;
         s
     }
@@ -125,7 +155,7 @@ impl CorePin {
                 filemap_dirty_folio(&self.writer, inode, &inode.folios[folio], true);
             }
             PinOp::Kick => {
-                filemap_dontcache_kick_writeback(&self.writer, inode, Kick::Fold, self.revision.pin());
+                filemap_dontcache_kick_writeback(&self.writer, inode, &KickProtocol::V7, self.revision.pin());
             }
             PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
             PinOp::SwitchWork => {
@@ -135,7 +165,7 @@ impl CorePin {
             }
             PinOp::Run { wb } => {
                 let run =
-                    wb_workfn(&self.kworker, inode.bdi.wb(wb), Consume::ClearThenSum, &[inode], WorkStart::Queued);
+                    wb_workfn(&self.kworker, inode.bdi.wb(wb), &KickProtocol::V7, &[inode], WorkStart::Queued, RunOn::Worker);
                 if let Some(nr) = run.and_then(|r| r.consumed) {
                     self.last_consumed[wb] = nr;
                 }

@@ -16,11 +16,11 @@
 
 use crate::differential::{CoreAccounting, CoreKick, CounterOp, CounterPair, SlotOp, SlotsPair};
 use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
-use crate::oracle::kick::{budget_of, KickOp, RefKick};
+use crate::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
 use crate::render;
 use arbitrary::{Arbitrary, Unstructured};
 use wb_core::memcg::SlotRevision;
-use wb_core::revision::{AccountingRevision, KickRevision};
+use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision, RescuerRevision};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::{Replayed, ShuttleSchedule};
 use wb_models::outcome::Checker;
@@ -43,38 +43,57 @@ fn pick<T: Copy>(all: &[T], u: &mut Unstructured<'_>) -> T {
 
 #[derive(Debug, Arbitrary)]
 enum KickCall {
-    Dirty { writer: u8, cpu: u8, pages: u8 },
-    Kick { writer: u8 },
-    Run,
+    Dirty { inode: u8, folio: u8, cpu: u8 },
+    MarkSync { inode: u8 },
+    Kick { inode: u8 },
+    Run { rescuer: bool },
 }
 
-/// `oracle_dontcache`: the kick/consume bookkeeping (every kick revision) against the reference.
+/// The revisions `oracle_dontcache` compares: every dontcache-kick and kick-rescuer revision, with
+/// the reference's knobs and the core's protocol.
+fn kick_revisions() -> Vec<(String, RefKnobs, KickProtocol)> {
+    let kick = KickRevision::ALL.iter().map(|r| {
+        (format!("dontcache-kick {}", r.name()), kick_knobs(r.name()).expect("every kick revision has knobs"), r.protocol())
+    });
+    let rescuer = RescuerRevision::ALL.iter().map(|r| {
+        (format!("kick-rescuer {}", r.name()), rescuer_knobs(r.name()).expect("every rescuer revision has knobs"), r.protocol())
+    });
+    kick.chain(rescuer).collect()
+}
+
+/// `oracle_dontcache`: the kick/consume protocol with dirty-inode tracking and writeback (every
+/// kick and rescuer revision) against the reference: two inodes, DONTCACHE folios of drawn sizes
+/// (on both sides of the batch) and a plain one each, each inode clean or dirty at the start.
 pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
-    const WRITERS: usize = 2;
     const CPUS: usize = 2;
     const BATCH: i32 = 4;
     let mut u = Unstructured::new(data);
-    let revision = pick(&KickRevision::ALL, &mut u);
-    let budget = budget_of(revision.name()).expect("every kick revision has a budget");
-    let mut reference = RefKick::new(WRITERS, CPUS, i64::from(BATCH), budget);
-    let mut core = CoreKick::new(revision, WRITERS, CPUS, BATCH);
+    let revisions = kick_revisions();
+    let (name, knobs, proto) = &revisions[usize::from(u.arbitrary::<u8>().unwrap_or(0)) % revisions.len()];
+    let mut size = || 1 + i64::from(u.arbitrary::<u8>().unwrap_or(0) % 9);
+    let inodes = vec![vec![(true, size()), (true, size()), (false, 1)], vec![(true, size()), (false, 1)]];
+    let flags = u.arbitrary::<u8>().unwrap_or(0);
+    let universe = KickUniverse { inodes, dirty_at_start: vec![flags & 1 != 0, flags & 2 != 0] };
+    let mut reference = RefKick::new(&universe, CPUS, i64::from(BATCH), *knobs);
+    let mut core = CoreKick::new(*proto, &universe, CPUS, BATCH);
+    let inode = |i: u8| usize::from(i) % universe.inodes.len();
     for call in calls::<KickCall>(&mut u) {
         let op = match call {
-            KickCall::Dirty { writer, cpu, pages } => KickOp::Dirty {
-                writer: usize::from(writer) % WRITERS,
-                cpu: usize::from(cpu) % CPUS,
-                pages: 1 + i64::from(pages % 16),
-            },
-            KickCall::Kick { writer } => KickOp::Kick { writer: usize::from(writer) % WRITERS },
-            KickCall::Run => KickOp::Run,
+            KickCall::Dirty { inode: i, folio, cpu } => {
+                let i = inode(i);
+                KickOp::Dirty { inode: i, folio: usize::from(folio) % universe.inodes[i].len(), cpu: usize::from(cpu) % CPUS }
+            }
+            KickCall::MarkSync { inode: i } => KickOp::MarkSync { inode: inode(i) },
+            KickCall::Kick { inode: i } => KickOp::Kick { inode: inode(i) },
+            KickCall::Run { rescuer } => KickOp::Run { rescuer },
         };
         let (want, got) = (reference.apply(op), core.apply(op));
         if got != want {
-            return Err(format!("{} {op:?}: core {got:?}, reference {want:?}", revision.name()));
+            return Err(format!("{name} {op:?}: core {got:?}, reference {want:?}"));
         }
         let seen = core.snapshot(&reference);
         if seen != reference {
-            return Err(format!("{} after {op:?}: core {seen:?}, reference {reference:?}", revision.name()));
+            return Err(format!("{name} after {op:?}: core {seen:?}, reference {reference:?}"));
         }
     }
     Ok(())

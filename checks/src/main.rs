@@ -114,8 +114,8 @@ enum Command {
         #[arg(long)]
         svg: Option<PathBuf>,
     },
-    /// Measure the checkers (matrix rows over seeds, loom sweeps, overhead over a hand-written
-    /// loom model, the core's criterion results) and write performance.md and SVG plots.
+    /// Measure the checkers (matrix rows over seeds, loom sweeps, the core's criterion results)
+    /// and write performance.md and SVG plots.
     Bench {
         /// A tiny smoke run (two scenarios, small bounds).
         #[arg(long)]
@@ -126,9 +126,6 @@ enum Command {
         /// Shuttle seeds per row (1..=N).
         #[arg(long, default_value = "3")]
         seeds: String,
-        /// Alternating runs per model in the overhead measurement.
-        #[arg(long, default_value = "3")]
-        overhead_runs: String,
         /// criterion's output directory.
         #[arg(long, default_value = "target/criterion")]
         criterion: std::path::PathBuf,
@@ -517,12 +514,11 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { quick, out, seeds, overhead_runs, criterion } => {
+        Command::Bench { quick, out, seeds, criterion } => {
             let opts = wb_checks::bench::BenchOptions {
                 quick,
                 out,
                 seeds: positive("seeds", &seeds)?,
-                overhead_runs: positive("overhead-runs", &overhead_runs)? as usize,
                 criterion,
             };
             wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;

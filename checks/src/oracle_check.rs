@@ -7,7 +7,7 @@
 use crate::differential::{CoreAccounting, CoreKick, CorePin};
 use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use crate::oracle::folio_dirty::{RefBlock, RefFile, RefPolicy};
-use crate::oracle::kick::{budget_of, KickOp, KickResult, RefKick};
+use crate::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickResult, KickUniverse, RefKick, RefKnobs};
 use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{self, pin_revision, PinOp, RefPin};
 use crate::oracle::slots::{ref_slot_revision, RefSlots};
@@ -26,7 +26,10 @@ use wb_core::wb::wb_stat_batch_for;
 use wb_models::bdev_slots;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_accounting;
-use wb_models::dontcache_kick::{self, LOST_WAKEUP};
+use wb_core::dontcache::RunOn;
+use wb_core::revision::{KickProtocol, RescuerRevision};
+use wb_models::dontcache_kick::{self, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
+use wb_models::kick_rescuer;
 use wb_models::folio_dirty_accounting::{self, Measured};
 use wb_models::foreign_policy;
 use wb_models::outcome::{Counterexample, Outcome};
@@ -79,108 +82,161 @@ pub fn placements(n: usize, cpus: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The size of the `dontcache-kick` oracle run. The batch is the kernel's WB_STAT_BATCH for the
-/// CPU count (16 for 2 CPUs): the oracle's cost does not depend on it. With one-page folios no
-/// add reaches the fold; the proptest comparison (checks/tests) draws amounts beyond the batch
-/// and covers it.
+/// The size of the `dontcache-kick` and `kick-rescuer` oracle runs: every configuration of the
+/// scenario's loom scope, each thread running `ops` operations, the flusher three worker runs
+/// (kick-rescuer: the configuration's runs, so a rescuer run can be the last), every CPU for each
+/// DONTCACHE writer. The batch is the kernel's WB_STAT_BATCH for 2 CPUs (16): with one-page folios
+/// no add reaches the fold; the proptest comparison (checks/tests) draws folio sizes beyond the
+/// batch and covers it.
 #[derive(Debug, Clone, Copy)]
 pub struct KickOracleConfig {
-    pub writers: usize,
-    pub ops_per_writer: usize,
+    pub ops: usize,
     pub flusher_runs: usize,
     pub nr_cpus: usize,
     pub batch: i32,
-    pub pages_per_folio: i64,
 }
 
 impl KickOracleConfig {
     pub fn for_tier(tier: Tier) -> Self {
-        let writers = if tier == Tier::Deep { 3 } else { 2 };
         let nr_cpus = 2;
         KickOracleConfig {
-            writers,
-            ops_per_writer: 2,
+            ops: if tier == Tier::Quick { 1 } else { 2 },
             flusher_runs: 3,
             nr_cpus,
             batch: wb_stat_batch_for(nr_cpus),
-            pages_per_folio: 1,
         }
+    }
+}
+
+/// The objects of a kick configuration, for the reference and the core.
+pub fn kick_universe(setup: &Setup) -> KickUniverse {
+    KickUniverse {
+        inodes: (0..setup.inodes()).map(|i| setup.folios_of(i).into_iter().map(|(dc, _)| (dc, 1)).collect()).collect(),
+        dirty_at_start: setup.dirty_at_start.clone(),
     }
 }
 
 /// Run the oracle checker on `dontcache-kick`.
 pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
-    let valid = KickRevision::ALL.map(|r| r.name());
-    let (Some(budget), Some(core_rev)) = (budget_of(revision), KickRevision::from_name(revision)) else {
+    let (Some(knobs), Some(core_rev)) = (kick_knobs(revision), KickRevision::from_name(revision)) else {
+        let valid = KickRevision::ALL.map(|r| r.name());
         return Err(unknown("revision", revision, &valid) + " for scenario " + dontcache_kick::NAME);
     };
     let cfg = KickOracleConfig::for_tier(tier);
-    let total = (cfg.writers * cfg.ops_per_writer) as i64 * cfg.pages_per_folio;
+    let runs = vec![false; cfg.flusher_runs];
+    Ok(check_kick_setups(&dontcache_kick::kick_scope(), knobs, core_rev.protocol(), cfg, |_| runs.clone()))
+}
+
+/// Run the oracle checker on `kick-rescuer`.
+pub fn check_rescuer(revision: &str, tier: Tier) -> Result<Outcome, String> {
+    let (Some(knobs), Some(core_rev)) = (rescuer_knobs(revision), RescuerRevision::from_name(revision)) else {
+        let valid = RescuerRevision::ALL.map(|r| r.name());
+        return Err(unknown("revision", revision, &valid) + " for scenario " + kick_rescuer::NAME);
+    };
+    let cfg = KickOracleConfig::for_tier(tier);
+    let runs = |s: &Setup| s.runs.iter().map(|r| *r == RunOn::Rescuer).collect();
+    Ok(check_kick_setups(&dontcache_kick::rescuer_scope(), knobs, core_rev.protocol(), cfg, runs))
+}
+
+fn check_kick_setups(
+    setups: &[Setup],
+    knobs: RefKnobs,
+    proto: KickProtocol,
+    cfg: KickOracleConfig,
+    runs: impl Fn(&Setup) -> Vec<bool>,
+) -> Outcome {
     let start = Instant::now();
     let mut outcome = Outcome::default();
-    for cpus in placements(cfg.writers, cfg.nr_cpus) {
-        let mut threads: Vec<Vec<KickOp>> = (0..cfg.writers)
-            .map(|w| {
-                (0..cfg.ops_per_writer)
-                    .flat_map(|_| {
-                        [
-                            KickOp::Dirty { writer: w, cpu: cpus[w], pages: cfg.pages_per_folio },
-                            KickOp::Kick { writer: w },
-                        ]
-                    })
-                    .collect()
-            })
-            .collect();
-        threads.push(vec![KickOp::Run; cfg.flusher_runs]);
-        let placement =
-            cpus.iter().enumerate().map(|(w, c)| format!("writer{w} cpu{c}")).collect::<Vec<_>>().join(", ");
-        interleavings(&threads, &mut |seq| {
-            outcome.executions += 1;
-            let mut reference = RefKick::new(cfg.writers, cfg.nr_cpus, i64::from(cfg.batch), budget);
-            let mut core = CoreKick::new(core_rev, cfg.writers, cfg.nr_cpus, cfg.batch);
-            let mut steps = Vec::with_capacity(seq.len());
-            for (i, &(_, op)) in seq.iter().enumerate() {
-                let before = reference.clone();
-                let want = reference.apply(op);
-                steps.push(describe(op, want, &before, &reference));
-                let got = core.apply(op);
-                let got_state = core.snapshot(&reference);
-                if got != want || got_state != reference {
-                    outcome.keep_first(Counterexample::sequential(ORACLE_DIVERGENCE, format!(
+    for setup in setups {
+        let universe = kick_universe(setup);
+        let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
+        for cpus in placements(dc.len(), cfg.nr_cpus) {
+            let mut threads: Vec<Vec<KickOp>> = setup
+                .threads
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    let cpu = dc.iter().position(|&d| d == k).map_or(0, |j| cpus[j]);
+                    let dirty = KickOp::Dirty { inode: t.inode, folio: t.folio, cpu };
+                    let calls: Vec<KickOp> = match t.role {
+                        Role::Dontcache => vec![dirty, KickOp::Kick { inode: t.inode }],
+                        Role::Buffered => vec![dirty],
+                        Role::InodeDirtier => vec![KickOp::MarkSync { inode: t.inode }],
+                    };
+                    calls.iter().copied().cycle().take(calls.len() * cfg.ops).collect()
+                })
+                .collect();
+            threads.push(runs(setup).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
+            let placement = dc.iter().zip(&cpus).map(|(k, c)| format!("thread{k} cpu{c}")).collect::<Vec<_>>().join(", ");
+            let configuration = setup.label();
+            interleavings(&threads, &mut |seq| {
+                outcome.executions += 1;
+                let mut reference = RefKick::new(&universe, cfg.nr_cpus, i64::from(cfg.batch), knobs);
+                let mut core = CoreKick::new(proto, &universe, cfg.nr_cpus, cfg.batch);
+                let mut steps = Vec::with_capacity(seq.len());
+                let keep = |outcome: &mut Outcome, property, message, steps| {
+                    let mut cx = Counterexample::sequential(property, message, placement.clone(), steps);
+                    cx.configuration = configuration.clone();
+                    outcome.keep_first(cx);
+                };
+                for (i, &(t, op)) in seq.iter().enumerate() {
+                    let before = reference.clone();
+                    let want = reference.apply(op);
+                    steps.push(describe(setup, t, op, want, &before, &reference));
+                    let got = core.apply(op);
+                    let got_state = core.snapshot(&reference);
+                    if got != want || got_state != reference {
+                        let message = format!(
                             "step {}: wb-core returned {got:?} with state {got_state:?}; the reference returned {want:?} with state {reference:?}",
                             i + 1
-                        ), placement.clone(), steps.clone()));
-                    return;
+                        );
+                        keep(&mut outcome, ORACLE_DIVERGENCE, message, steps);
+                        return;
+                    }
                 }
-            }
-            if let Some(message) = reference.lost_wakeup(total) {
-                outcome.keep_first(Counterexample::sequential(LOST_WAKEUP, message, placement.clone(), steps));
-            }
-        });
+                if let Some(message) = reference.lost_wakeup() {
+                    keep(&mut outcome, LOST_WAKEUP, message, steps.clone());
+                }
+                if let Some(message) = reference.dirty_tracking() {
+                    keep(&mut outcome, DIRTY_TRACKING, message, steps);
+                }
+            });
+        }
     }
+    outcome.configurations = setups.len() as u64;
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = vec![
-        ("writers".into(), cfg.writers as u64),
-        ("ops_per_writer".into(), cfg.ops_per_writer as u64),
+        ("max_threads".into(), setups.iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64),
+        ("ops_per_thread".into(), cfg.ops as u64),
         ("flusher_runs".into(), cfg.flusher_runs as u64),
         ("cpus".into(), cfg.nr_cpus as u64),
         ("batch".into(), cfg.batch as u64),
     ];
-    Ok(outcome)
+    outcome
 }
 
 /// One reference step as a trace step with the values involved.
-fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
-    let step = |thread: String, function: &str, detail: String| Step { thread, function: function.into(), detail };
+fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
+    let who = setup.threads.get(thread).map_or("flusher".to_string(), |t| format!("{}{thread}", t.role.name()));
+    let step = |function: &str, detail: String| Step { thread: who.clone(), function: function.into(), detail };
     let c = &after.dontcache_dirty;
     match (op, result) {
-        (KickOp::Dirty { writer, cpu, pages }, _) => step(
-            format!("writer{writer}"),
+        (KickOp::Dirty { inode, folio, cpu }, KickResult::Dirtied(became)) => step(
             "filemap_dirty_folio",
-            format!("WB_DONTCACHE_DIRTY += {pages} on cpu{cpu}: count {} slots {:?}", c.count, c.slots),
+            if became {
+                format!(
+                    "inode {inode} folio {folio} dirtied on cpu{cpu}: WB_DONTCACHE_DIRTY count {} slots {:?}; WB_has_dirty_io {}",
+                    c.count, c.slots, after.has_dirty_io as u8
+                )
+            } else {
+                format!("inode {inode} folio {folio} already dirty")
+            },
         ),
-        (KickOp::Kick { writer }, KickResult::Kicked { woke }) => step(
-            format!("writer{writer}"),
+        (KickOp::MarkSync { inode }, _) => step(
+            "__mark_inode_dirty",
+            format!("inode {inode} I_DIRTY_SYNC; on the lists {}; WB_has_dirty_io {}", after.inodes[inode].listed as u8, after.has_dirty_io as u8),
+        ),
+        (KickOp::Kick { .. }, KickResult::Kicked { woke }) => step(
             "filemap_dontcache_kick_writeback",
             if woke {
                 "WB_start_dontcache 0 -> 1, wb_wakeup queues a run".into()
@@ -191,23 +247,29 @@ fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -
                 )
             },
         ),
-        (_, KickResult::Ran { queued, consumed }) => step(
-            "flusher".into(),
-            "wb_check_start_dontcache",
-            match consumed {
-                Some(nr) => format!(
-                    "{} run; WB_start_dontcache 1 -> 0; budget read = {nr} (count {} slots {:?})",
+        (KickOp::Run { rescuer }, KickResult::Ran { queued, consumed }) => step(
+            "wb_workfn",
+            match (rescuer, consumed) {
+                (true, _) => format!(
+                    "{} run on the rescuer: writeback_inodes_wb, WB_start_dontcache stays {}; run queued after: {}",
+                    if queued { "queued" } else { "periodic" },
+                    after.start_dontcache as u8,
+                    after.pending as u8
+                ),
+                (false, Some(nr)) => format!(
+                    "{} run; wb_check_start_dontcache: WB_start_dontcache 1 -> 0; budget read = {nr}; after writeback count {} slots {:?}, WB_has_dirty_io {}",
                     if queued { "queued" } else { "periodic" },
                     c.count,
-                    c.slots
+                    c.slots,
+                    after.has_dirty_io as u8
                 ),
-                None => format!(
+                (false, None) => format!(
                     "{} run; WB_start_dontcache = 0 -> nothing to do",
                     if queued { "queued" } else { "periodic" }
                 ),
             },
         ),
-        (op, result) => step("?".into(), "?", format!("{op:?} -> {result:?}")),
+        (op, result) => step("?", format!("{op:?} -> {result:?}")),
     }
 }
 
@@ -215,6 +277,7 @@ fn describe(op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -
 pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String> {
     match scenario {
         dontcache_kick::NAME => check_kick(revision, tier),
+        kick_rescuer::NAME => check_rescuer(revision, tier),
         wb_pin::NAME => check_pin(revision, tier),
         dontcache_accounting::NAME => check_accounting(revision, tier),
         percpu_counter::NAME => check_percpu(revision),

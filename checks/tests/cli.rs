@@ -296,5 +296,5 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
 #[test]
 fn bad_bench_arguments() {
     assert_bad_input(&["bench", "--quick", "--seeds", "0"], "'0'", "at least 1");
-    assert_bad_input(&["bench", "--quick", "--overhead-runs", "many"], "'many'", "at least 1");
+    assert_bad_input(&["bench", "--quick", "--seeds", "many"], "'many'", "at least 1");
 }

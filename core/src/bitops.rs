@@ -78,6 +78,19 @@ impl<P: Platform> BitWord<P> {
         old
     }
 
+    /// `word |= mask` for a word whose writers hold a lock (`inode->i_state` under `i_lock`):
+    /// unordered; the lock orders it.
+    #[inline]
+    pub fn or_locked(&self, mask: usize) {
+        self.word.fetch_or(mask, Ordering::Relaxed);
+    }
+
+    /// `word &= ~mask` for a word whose writers hold a lock; returns the old word. Unordered.
+    #[inline]
+    pub fn andnot_locked(&self, mask: usize) -> usize {
+        self.word.fetch_and(!mask, Ordering::Relaxed)
+    }
+
     /// A `try_cmpxchg` loop: apply `f` to the word until it sticks or `f` declines; returns the
     /// old word and whether `f` changed it. Fully ordered.
     pub fn update(&self, f: impl Fn(usize) -> Option<usize>) -> (usize, bool) {

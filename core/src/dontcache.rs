@@ -1,4 +1,5 @@
-//! The RWF_DONTCACHE flusher kick and its consumer (seed 002 patch 3, fs/fs-writeback.c).
+//! The RWF_DONTCACHE flusher kick and its consumer (seed 002 patch 3, fs/fs-writeback.c), and
+//! the flusher's work function around them.
 //!
 //! Writers set WB_start_dontcache and wake the flusher; the flusher consumes the bit and writes
 //! back as many pages as WB_DONTCACHE_DIRTY holds. The bit coalesces kicks, like WB_start_all,
@@ -6,21 +7,27 @@
 //! "add to the counter, then test the bit" on the other.
 
 use crate::ctx::Ctx;
-use crate::fs_writeback::wb_writeback;
+use crate::fs_writeback::{wb_writeback, WbReason};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
-use crate::revision::{Consume, Kick, KickPin};
+use crate::revision::{Consume, Kick, KickGuard, KickPin, KickProtocol, RescuerRequeue};
 use crate::sync::Platform;
 use crate::wb::{
     process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup, Access, Wb, WbStatItem,
-    WorkStart, WB_START_DONTCACHE,
+    WorkStart, WB_REGISTERED, WB_START_DONTCACHE,
 };
 
 /// `filemap_dontcache_kick_writeback()` (seed 002 patch 3; v7 as posted with [`Kick::Posted`],
-/// as applied with [`Kick::Fold`]; the pinning of v5, v6 and v7 with [`KickPin`]). Called from
-/// `generic_write_sync()` after an IOCB_DONTCACHE write. Returns whether it woke the flusher.
-pub fn filemap_dontcache_kick_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, kick: Kick, pin: KickPin) -> bool {
+/// as applied with [`Kick::Fold`], our fix with [`KickGuard::None`]; the pinning of v5, v6 and
+/// v7 with [`KickPin`]). Called from `generic_write_sync()` after an IOCB_DONTCACHE write.
+/// Returns whether it woke the flusher.
+pub fn filemap_dontcache_kick_writeback<P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &Inode<P>,
+    proto: &KickProtocol,
+    pin: KickPin,
+) -> bool {
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-    let set = kick_bit(ctx, wb, kick);
+    let set = kick_bit(ctx, wb, proto);
     if set {
         match pin {
             KickPin::GetWakePut | KickPin::PutBeforeWakeup => wb_get(ctx, wb),
@@ -47,21 +54,27 @@ pub fn filemap_dontcache_kick_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode
 }
 
 /// The kick's test of the bits: whether this call set WB_start_dontcache.
-fn kick_bit<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, kick: Kick) -> bool {
+fn kick_bit<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, proto: &KickProtocol) -> bool {
     const F: &str = "filemap_dontcache_kick_writeback";
     let id = wb.id as i64;
-    if !wb.touch(ctx, F, Access::Memory, || wb.has_dirty_io()) {
-        ctx.event(F, "wb{}: wb_has_dirty_io = 0 -> no kick", &[id]);
-        return false;
+    match proto.guard {
+        KickGuard::HasDirtyIo => {
+            if !wb.touch(ctx, F, Access::Memory, || wb.has_dirty_io()) {
+                ctx.event(F, "wb{}: wb_has_dirty_io = 0 -> no kick", &[id]);
+                return false;
+            }
+            ctx.event(F, "wb{}: wb_has_dirty_io = 1", &[id]);
+        }
+        KickGuard::None => ctx.event(F, "wb{}: (fix) no wb_has_dirty_io test", &[id]),
     }
-    if kick == Kick::Posted {
-        if wb.state.test_bit(WB_START_DONTCACHE) {
-            ctx.event(F, "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 1 -> skip", &[id]);
+    if proto.kick == Kick::Posted {
+        if wb.touch(ctx, F, Access::Memory, || wb.state.test_bit(WB_START_DONTCACHE)) {
+            ctx.event(F, "wb{}: test_bit(WB_start_dontcache) = 1 -> skip", &[id]);
             return false;
         }
-        ctx.event(F, "wb{}: wb_has_dirty_io = 1; test_bit(WB_start_dontcache) = 0", &[id]);
+        ctx.event(F, "wb{}: test_bit(WB_start_dontcache) = 0", &[id]);
     }
-    if wb.state.test_and_set_bit(WB_START_DONTCACHE) {
+    if wb.touch(ctx, F, Access::Memory, || wb.state.test_and_set_bit(WB_START_DONTCACHE)) {
         ctx.event(F, "wb{}: test_and_set_bit(WB_start_dontcache) = 1 -> skip", &[id]);
         return false;
     }
@@ -69,10 +82,11 @@ fn kick_bit<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, kick: Kick) -> bool {
     true
 }
 
-/// `wb_check_start_dontcache()` (seed 002 patch 3), in the consume shape the revision selects.
-/// Returns the page count read if this call consumed the kick (cleared the bit), else `None`.
-/// `inodes` are the inodes the flusher's `wb_writeback` may find on the wb's lists (a scenario
-/// that does not model cleaning passes none).
+/// `wb_check_start_dontcache()` (seed 002 patch 3), in the consume shape the revision selects:
+/// consume the bit, read WB_DONTCACHE_DIRTY, and if it is not zero run a `WB_REASON_DONTCACHE`
+/// work of that many pages. Returns the page count read if this call consumed the kick (cleared
+/// the bit), else `None`. `inodes` are the inodes the work's `wb_writeback` may find on the wb's
+/// lists.
 pub fn wb_check_start_dontcache<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
@@ -81,6 +95,11 @@ pub fn wb_check_start_dontcache<P: Platform>(
 ) -> Option<i64> {
     const F: &str = "wb_check_start_dontcache";
     const ITEM: WbStatItem = WbStatItem::DontcacheDirty;
+    let writeback = |nr: i64| {
+        if nr != 0 {
+            wb_writeback(ctx, wb, nr, WbReason::Dontcache, inodes);
+        }
+    };
     let nr_pages = match consume {
         Consume::ClearThenSum | Consume::ClearThenApproxRead => {
             if !wb.touch(ctx, F, Access::Memory, || wb.state.test_and_clear_bit(WB_START_DONTCACHE)) {
@@ -89,7 +108,7 @@ pub fn wb_check_start_dontcache<P: Platform>(
             }
             ctx.event(F, "test_and_clear_bit(WB_start_dontcache) = 1", &[]);
             let nr = if consume == Consume::ClearThenSum { wb_stat_sum(ctx, wb, ITEM) } else { wb_stat(ctx, wb, ITEM) };
-            wb_writeback(ctx, wb, nr, inodes);
+            writeback(nr);
             nr
         }
         Consume::LateClear => {
@@ -99,7 +118,7 @@ pub fn wb_check_start_dontcache<P: Platform>(
             }
             ctx.event(F, "test_bit(WB_start_dontcache) = 1", &[]);
             let nr = wb_stat_sum(ctx, wb, ITEM);
-            wb_writeback(ctx, wb, nr, inodes);
+            writeback(nr);
             wb.state.clear_bit(WB_START_DONTCACHE);
             ctx.event(F, "clear_bit(WB_start_dontcache) after writeback", &[]);
             nr
@@ -118,19 +137,47 @@ pub fn wb_do_writeback<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, consume: Consume, 
     wb_check_start_dontcache(ctx, wb, consume, inodes)
 }
 
+/// Which kind of workqueue worker runs a flusher run (`current_is_workqueue_rescuer()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RunOn {
+    /// A normal kworker of `bdi_wq`.
+    Worker,
+    /// `bdi_wq`'s rescuer thread (WQ_MEM_RECLAIM): it runs the work when the pool cannot create
+    /// workers (memory pressure).
+    Rescuer,
+}
+
 /// One run of the flusher's delayed work: the workqueue starts it ([`process_one_work`]), then
-/// `wb_workfn` runs `wb_do_writeback` once (the rescuer path and the re-queue at the end of
-/// `wb_workfn` are left out: a further run is a further call). `None` if `start` is
-/// [`WorkStart::Queued`] and nothing was queued.
+/// `wb_workfn`: on a normal worker (or for an unregistered wb) `wb_do_writeback` once (its loop
+/// over the work list has nothing to loop on here); on the rescuer `writeback_inodes_wb(wb, 1024,
+/// WB_REASON_FORKER_THREAD)`, which writes the wb's inodes without looking at
+/// WB_start_dontcache. At the end, `wb_wakeup` if the revision re-queues for a pending kick
+/// ([`RescuerRequeue`]; the work list is always empty here), else `wb_wakeup_delayed` if the wb
+/// has dirty I/O (the timer: a later unqueued run). `None` if `start` is [`WorkStart::Queued`] and
+/// nothing was queued.
 pub fn wb_workfn<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
-    consume: Consume,
+    proto: &KickProtocol,
     inodes: &[&Inode<P>],
     start: WorkStart,
+    on: RunOn,
 ) -> Option<FlusherRun> {
     let queued = process_one_work(ctx, wb, start)?;
-    let consumed = wb_do_writeback(ctx, wb, consume, inodes);
+    let consumed = if on == RunOn::Rescuer && wb.state.test_bit(WB_REGISTERED) {
+        let written = wb_writeback(ctx, wb, 1024, WbReason::ForkerThread, inodes);
+        ctx.event("wb_workfn", "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched", &[written.pages]);
+        None
+    } else {
+        wb_do_writeback(ctx, wb, proto.consume, inodes)
+    };
+    let requeue = proto.requeue == RescuerRequeue::WorkListOrKick && wb.state.test_bit(WB_START_DONTCACHE);
+    if requeue {
+        ctx.event("wb_workfn", "(fix) WB_start_dontcache still set -> wb_wakeup", &[]);
+        wb_wakeup(ctx, wb);
+    } else if wb.has_dirty_io() {
+        ctx.event("wb_workfn", "wb_has_dirty_io -> wb_wakeup_delayed (timer only)", &[]);
+    }
     process_one_work_done(wb);
     Some(FlusherRun { queued, consumed })
 }

@@ -4,10 +4,11 @@
 
 use crate::ctx::Ctx;
 use crate::folio::{
-    Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
+    Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
 };
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
-use crate::page_writeback::folio_account_cleaned;
+use crate::page_writeback::{filemap_dirty_folio, folio_account_cleaned};
+use crate::pte::zap_pte_range;
 use crate::revision::LookupClear;
 use crate::sync::{Platform, SpinGuard};
 use crate::wb::{wb_stat_mod, WbStatItem};
@@ -113,7 +114,7 @@ pub fn filemap_remove_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
         };
         folio_account_cleaned(ctx, folio, inode.inode_to_wb(), dropbehind);
     }
-    folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+    inode.xa_clear_dirty_mark(folio);
     folio.marks.clear_bit(IN_PAGE_CACHE);
     ctx.event("page_cache_delete", "folio {} leaves the page cache", &[folio.index as i64]);
 }
@@ -130,11 +131,11 @@ pub fn truncate_inode_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     filemap_remove_folio(ctx, inode, folio);
 }
 
-/// `unmap_mapping_folio()`: remove the folio's PTE under the page-table lock (after this, no
-/// page-table-lock dirtier can dirty it).
+/// `unmap_mapping_folio()` (folio locked): `zap_pte_range` on the folio's PTE, which passes a
+/// dirty PTE's dirty bit to the folio (`folio_mark_dirty`) before removing it. After this no
+/// PTE can dirty the folio.
 fn unmap_mapping_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    let _ptl = inode.ptl.lock();
-    ctx.event("unmap_mapping_folio", "folio {}: PTE removed under the page-table lock", &[folio.index as i64]);
+    zap_pte_range(ctx, &folio.pte, || filemap_dirty_folio(ctx, inode, folio, true));
 }
 
 /// `folio_unmap_invalidate()` (folio locked): unmap it, then under the i_pages lock give up if

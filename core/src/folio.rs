@@ -6,6 +6,7 @@
 //! is modelled as a lock object of its own.
 
 use crate::bitops::BitWord;
+use crate::pte::{Pte, PteState};
 use crate::sync::{Platform, SpinGuard, SpinLock};
 
 pub const PG_LOCKED: u32 = 0;
@@ -32,6 +33,8 @@ pub struct Folio<P: Platform> {
     /// Page-cache index of the first page.
     pub index: u64,
     nr_pages: u32,
+    /// The folio's PTE in the file's one shared mapping (unmapped unless a model maps it).
+    pub pte: Pte<P>,
 }
 
 impl<P: Platform> Folio<P> {
@@ -46,12 +49,26 @@ impl<P: Platform> Folio<P> {
             lock: SpinLock::new(()),
             index,
             nr_pages,
+            pte: Pte::with_state(PteState::None),
         }
+    }
+
+    /// The same folio mapped through a PTE in `state` (a clean folio has no dirty PTE: a write
+    /// fault dirties the folio when it dirties the PTE, and writeback cleans the PTE first).
+    pub fn mapped(self, state: PteState) -> Self {
+        Folio { pte: Pte::with_state(state), ..self }
     }
 
     /// A folio not (yet) in the page cache: the new folios a split will create.
     pub fn detached(index: u64, nr_pages: u32) -> Self {
-        Folio { flags: BitWord::new(0), marks: BitWord::new(0), lock: SpinLock::new(()), index, nr_pages }
+        Folio {
+            flags: BitWord::new(0),
+            marks: BitWord::new(0),
+            lock: SpinLock::new(()),
+            index,
+            nr_pages,
+            pte: Pte::with_state(PteState::None),
+        }
     }
 
     /// `folio->mapping != NULL`: in the page cache.

@@ -1,16 +1,73 @@
-//! fs/fs-writeback.c: `__mark_inode_dirty` (the part a dirtier of pages runs), the cgroup wb
-//! switch (`inode_switch_wbs`, its work function, `inode_do_switch_wbs`), and a minimal
-//! `wb_writeback` that cleans the dirty folios of the inodes on a wb.
+//! fs/fs-writeback.c (6.12, with seed 002's v7 changes): dirty-inode tracking
+//! (`__mark_inode_dirty`, the wb I/O lists and `WB_has_dirty_io`), the flusher's writeback of the
+//! inodes on a wb's lists (`wb_writeback`, `writeback_sb_inodes`, `__writeback_single_inode`,
+//! `requeue_inode`), and the cgroup wb switch (`inode_switch_wbs`, its work function,
+//! `inode_do_switch_wbs`).
+//!
+//! The I/O lists are each inode's [`IoList`] plus a per-wb count of the inodes on `b_dirty`,
+//! `b_io` and `b_more_io` ([`Wb::nr_io_inodes`]), both changed under the wb's `list_lock`;
+//! `b_dirty` order is the inodes' `dirtied_when` tick. `b_dirty_time` (lazytime) is left out: no
+//! modelled caller dirties only timestamps lazily.
 
 use crate::ctx::Ctx;
-use crate::folio::{PAGECACHE_TAG_DIRTY, PG_DONTCACHE_COUNTED};
-use crate::inode::{Inode, I_DIRTY_PAGES, I_WB_SWITCH};
-use crate::page_writeback::{__folio_end_writeback, __folio_start_writeback, folio_clear_dirty_for_io};
+use crate::folio::PG_DONTCACHE_COUNTED;
+use crate::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_SYNC, I_SYNC_QUEUED, I_WB_SWITCH};
+use crate::page_writeback::do_writepages;
 use crate::revision::{Accounting, SwitchKick};
 use crate::sync::{Ordering, Platform, SpinGuard};
 use crate::wb::{
     wb_get, wb_put, wb_put_many, wb_stat_mod, wb_wakeup, Access, Wb, WbStatItem, WB_HAS_DIRTY_IO, WB_START_DONTCACHE,
 };
+
+/// `wb_io_lists_populated()`: if WB_has_dirty_io is clear, `set_bit` it (plain, unordered) and
+/// return true (the wb's first dirty inode). Caller holds `list_lock`.
+fn wb_io_lists_populated<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> bool {
+    if wb.has_dirty_io() {
+        return false;
+    }
+    wb.state.set_bit(WB_HAS_DIRTY_IO);
+    ctx.event("wb_io_lists_populated", "wb{}: WB_has_dirty_io 0 -> 1", &[wb.id as i64]);
+    true
+}
+
+/// `wb_io_lists_depopulated()`: if WB_has_dirty_io is set and `b_dirty`, `b_io` and `b_more_io`
+/// are empty, `clear_bit` it. Caller holds `list_lock`.
+fn wb_io_lists_depopulated<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
+    if wb.has_dirty_io() && wb.nr_io_inodes() == 0 {
+        wb.state.clear_bit(WB_HAS_DIRTY_IO);
+        ctx.event("wb_io_lists_depopulated", "wb{}: I/O lists empty, WB_has_dirty_io 1 -> 0", &[wb.id as i64]);
+    }
+}
+
+/// `inode_io_list_move_locked()` onto `list` (not [`IoList::None`]) of `wb`, under `list_lock` and
+/// `i_lock`; returns whether the wb's lists were empty (`wb_io_lists_populated`).
+fn inode_io_list_move_locked<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>, list: IoList) -> bool {
+    if inode.io_list() == IoList::None {
+        wb.add_io_inodes(1);
+    }
+    inode.set_io_list(list);
+    wb_io_lists_populated(ctx, wb)
+}
+
+/// `inode_cgwb_move_to_attached()`: clear I_SYNC_QUEUED, take the inode off the I/O lists
+/// (`b_attached` is no list here), `wb_io_lists_depopulated`. Under `list_lock` and `i_lock`.
+fn inode_cgwb_move_to_attached<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) {
+    inode.i_state.andnot_locked(1 << I_SYNC_QUEUED);
+    if inode.io_list() != IoList::None {
+        wb.add_io_inodes(-1);
+        inode.set_io_list(IoList::None);
+    }
+    wb_io_lists_depopulated(ctx, wb);
+}
+
+/// `redirty_tail_locked()`: clear I_SYNC_QUEUED and move the inode to the newest end of
+/// `b_dirty` (its `dirtied_when` becomes the newest tick: the kernel keeps the old stamp unless it
+/// is older than the head's, which only matters for kupdate expiry, left out).
+fn redirty_tail_locked<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) {
+    inode.i_state.andnot_locked(1 << I_SYNC_QUEUED);
+    inode.set_dirtied_when(wb.tick());
+    inode_io_list_move_locked(ctx, inode, wb, IoList::Dirty);
+}
 
 /// `locked_inode_to_wb_and_lock_list()`: called with `i_lock` held (passed in, and released
 /// here); pin the inode's wb with `wb_get` under `i_lock`, drop `i_lock`, take the wb's
@@ -35,39 +92,63 @@ fn locked_inode_to_wb_and_lock_list<'a, P: Platform>(
     }
 }
 
-/// `__mark_inode_dirty(inode, I_DIRTY_PAGES)`: an unconditional `smp_mb()` (it pairs with the
-/// one in `__writeback_single_inode`), then the lockless "already dirty" return; otherwise under
-/// `i_lock` set the flag and, for an inode that was clean, move it to its wb's `b_dirty` under the
-/// wb's `list_lock` (`locked_inode_to_wb_and_lock_list`), which sets WB_has_dirty_io
-/// (`wb_io_lists_populated`, plain `set_bit`).
+/// `inode_to_wb_and_lock_list()`: the same, taking `i_lock` first.
+fn inode_to_wb_and_lock_list<'a, P: Platform>(ctx: &Ctx<P>, inode: &'a Inode<P>) -> (&'a Wb<P>, SpinGuard<'a, P, ()>) {
+    locked_inode_to_wb_and_lock_list(ctx, inode, inode.i_lock.lock())
+}
+
+/// `__mark_inode_dirty(inode, flags)` for `flags` = `1 << I_DIRTY_PAGES` (from
+/// `filemap_dirty_folio`) or `1 << I_DIRTY_SYNC` (`mark_inode_dirty_sync`: timestamps and
+/// metadata): an unconditional `smp_mb()` (it pairs with the one in `__writeback_single_inode`),
+/// then the lockless "already dirty" return; otherwise under `i_lock` set the flags and, for an
+/// inode that was clean (no `I_DIRTY` bit), pin the wb and trade `i_lock` for the wb's
+/// `list_lock` (`locked_inode_to_wb_and_lock_list`) and take `i_lock` again; then, unless
+/// `queue_io` has the inode (I_SYNC_QUEUED), put it on `b_dirty`, which sets WB_has_dirty_io if
+/// the lists were empty (`inode_io_list_move_locked` -> `wb_io_lists_populated`).
 ///
-/// Left out: `wb_wakeup_delayed` for the first dirty inode (it arms the periodic timer: the runs
-/// it causes are the flusher's unqueued runs), I_SYNC_QUEUED, unhashed and freeing inodes,
-/// `dirtied_when`, bandwidth bookkeeping.
-pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, smp_mb: bool) {
+/// Between dropping `i_lock` and taking `list_lock`, the inode's dirty bits are set but it is on
+/// no list: another dirtier's lockless test sees the bits and returns, and WB_has_dirty_io may
+/// still be clear.
+///
+/// Left out: `->dirty_inode`, I_DIRTY_TIME, unhashed and freeing inodes, and
+/// `wb_wakeup_delayed` for the first dirty inode (it arms the periodic timer: the runs it causes
+/// are the flusher's unqueued runs).
+pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: usize, smp_mb: bool) {
     const F: &str = "__mark_inode_dirty";
+    let ino = inode.ino as i64;
+    let kind = if flags == 1 << I_DIRTY_PAGES { 1 } else { 0 };
     if smp_mb {
         P::fence(Ordering::SeqCst);
-        ctx.event(F, "smp_mb()", &[]);
+        ctx.event(F, "inode {} {dirty}: smp_mb()", &[ino, kind]);
     } else {
-        ctx.event(F, "(mutant: no smp_mb())", &[]);
+        ctx.event(F, "inode {} {dirty}: (mutant: no smp_mb())", &[ino, kind]);
     }
-    if inode.i_state.test_bit(I_DIRTY_PAGES) {
-        ctx.event(F, "I_DIRTY_PAGES already set on inode {} -> return", &[inode.ino as i64]);
+    if inode.i_state.word() & flags == flags {
+        ctx.event(F, "inode {}: {dirty} already set -> return", &[ino, kind]);
         return;
     }
     let i_lock = inode.i_lock.lock();
-    if inode.i_state.test_bit(I_DIRTY_PAGES) {
-        ctx.event(F, "I_DIRTY_PAGES set meanwhile on inode {} -> return", &[inode.ino as i64]);
+    let state = inode.i_state.word();
+    if state & flags == flags {
+        ctx.event(F, "inode {}: {dirty} set meanwhile -> return", &[ino, kind]);
         return;
     }
-    inode.i_state.set_bit(I_DIRTY_PAGES);
-    let (wb, _list) = locked_inode_to_wb_and_lock_list(ctx, inode, i_lock);
-    let had = wb.state.test_bit(WB_HAS_DIRTY_IO);
-    if !had {
-        wb.state.set_bit(WB_HAS_DIRTY_IO);
+    let was_dirty = state & I_DIRTY != 0;
+    inode.i_state.or_locked(flags);
+    if was_dirty {
+        ctx.event(F, "inode {}: i_state |= {dirty}; already dirty -> stays where it is", &[ino, kind]);
+        return;
     }
-    ctx.event(F, "inode {} -> wb{} b_dirty; WB_has_dirty_io {} -> 1", &[inode.ino as i64, wb.id as i64, had as i64]);
+    ctx.event(F, "inode {}: i_state |= {dirty}; was clean -> drop i_lock, take list_lock", &[ino, kind]);
+    let (wb, _list) = locked_inode_to_wb_and_lock_list(ctx, inode, i_lock);
+    let _i_lock = inode.i_lock.lock();
+    if inode.i_state.test_bit(I_SYNC_QUEUED) {
+        ctx.event(F, "inode {}: I_SYNC_QUEUED -> the flusher requeues it", &[ino]);
+        return;
+    }
+    inode.set_dirtied_when(wb.tick());
+    inode_io_list_move_locked(ctx, inode, wb, IoList::Dirty);
+    ctx.event(F, "inode {} -> wb{} b_dirty", &[ino, wb.id as i64]);
 }
 
 /// `inode_switch_wbs()` up to queueing its work (Jan Kara's 6.18 llist form, with Baokun Li's
@@ -104,8 +185,9 @@ pub fn inode_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usi
 /// `inode_switch_wbs_work_fn()` + `process_inode_switch_wbs()` for one queued inode: take the
 /// function's reference on the new wb, `synchronize_rcu()` so every RCU-mode stat updater that
 /// could have missed I_WB_SWITCH has finished, lock both wbs' list locks (in id order, standing
-/// for address order), switch the inode, then `wb_wakeup(new_wb)` and drop the old association
-/// reference; finally drop the isw's and the function's references on the new wb.
+/// for address order), switch the inode, `wb_io_lists_depopulated(old_wb)`, unlock; then
+/// `wb_wakeup(new_wb)` and drop the old association reference; finally drop the isw's and the
+/// function's references on the new wb.
 pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usize) {
     let bdi = &inode.bdi;
     let rev = bdi.rev;
@@ -117,8 +199,12 @@ pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new
         let (first, second) = if old.id < new.id { (old, new) } else { (new, old) };
         let _l1 = first.list_lock.lock();
         let _l2 = second.list_lock.lock();
-        let _i_lock = inode.i_lock.lock();
-        inode_do_switch_wbs(ctx, inode, old, new, rev)
+        let switched = {
+            let _i_lock = inode.i_lock.lock();
+            inode_do_switch_wbs(ctx, inode, old, new, rev)
+        };
+        wb_io_lists_depopulated(ctx, old);
+        switched
     };
     if switched {
         wb_wakeup(ctx, new);
@@ -131,9 +217,10 @@ pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new
 /// `inode_do_switch_wbs()` (v7 of seed 002 patch 2), under both list locks, `i_lock` and
 /// `xa_lock_irq(&mapping->i_pages)`: for every folio in the page cache with the DIRTY mark and
 /// PG_dirty, move WB_DONTCACHE_DIRTY from the old to the new wb if it has PG_dropbehind (not in
-/// `v6-no-switch-transfer`); take the new
-/// association reference; publish `i_wb`; move a dirty inode to the new wb's `b_dirty` (which sets
-/// WB_has_dirty_io there); `smp_wmb()`; clear I_WB_SWITCH. Returns true (the inode is switched).
+/// `v6-no-switch-transfer`); take the new association reference; publish `i_wb`; an inode on the
+/// old wb's lists goes to the newest end of the new wb's `b_dirty` if dirty (its `dirtied_when`
+/// clobbered: the kernel does not sort it in), else off the lists; `smp_store_release` clears
+/// I_WB_SWITCH. Returns true (the inode is switched).
 ///
 /// [`SwitchKick::SetStartDontcache`] is the fix `v7-fix-switch-kick`: when DONTCACHE pages moved,
 /// `test_and_set_bit(WB_start_dontcache)` on the new wb (after the stat moves, fully ordered, as
@@ -147,7 +234,7 @@ fn inode_do_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Wb<P>,
             // Our fix: the folios whose pages are counted, whatever their marks.
             folio.flags.test_bit(PG_DONTCACHE_COUNTED)
         } else {
-            folio.marks.test_bit(PAGECACHE_TAG_DIRTY) && folio.test_dirty() && folio.test_dropbehind()
+            folio.marks.test_bit(crate::folio::PAGECACHE_TAG_DIRTY) && folio.test_dirty() && folio.test_dropbehind()
         };
         if rev.switch_transfer && counted {
             let nr = folio.nr_pages();
@@ -163,48 +250,150 @@ fn inode_do_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Wb<P>,
     }
     wb_get(ctx, new);
     inode.set_wb(new.id);
-    if inode.i_state.test_bit(I_DIRTY_PAGES) && !new.state.test_bit(WB_HAS_DIRTY_IO) {
-        new.state.set_bit(WB_HAS_DIRTY_IO);
+    if inode.io_list() != IoList::None {
+        old.add_io_inodes(-1);
+        inode.set_io_list(IoList::None);
+        if inode.i_state.word() & I_DIRTY != 0 {
+            inode.set_dirtied_when(new.tick());
+            inode_io_list_move_locked(ctx, inode, new, IoList::Dirty);
+        } else {
+            inode_cgwb_move_to_attached(ctx, inode, new);
+        }
     }
     P::fence(Ordering::Release);
     inode.i_state.clear_bit(I_WB_SWITCH);
-    ctx.event(F, "i_wb = wb{}; smp_wmb(); I_WB_SWITCH 1 -> 0", &[new.id as i64]);
+    ctx.event(F, "i_wb = wb{}; smp_store_release: I_WB_SWITCH 1 -> 0", &[new.id as i64]);
     true
 }
 
-/// `wb_writeback()` reduced to what the counters see: for each inode on this wb's lists (its
-/// `i_wb` is this wb, checked under `list_lock`, and it is dirty, checked under `i_lock`, which
-/// also clears I_DIRTY_PAGES as `__writeback_single_inode` does), lock each dirty folio, `folio_clear_dirty_for_io`, and
-/// start and complete its writeback, until `nr_pages` pages are written. Returns pages written.
-/// Requeueing an inode left dirty, `b_io` ordering and the I/O itself are left out.
-pub fn wb_writeback<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, nr_pages: i64, inodes: &[&Inode<P>]) -> i64 {
-    if nr_pages != 0 {
-        ctx.event("wb_writeback", "wb{}: WB_REASON_DONTCACHE work, nr_pages = {}", &[wb.id as i64, nr_pages]);
-    }
-    let mut written = 0;
-    for inode in inodes {
+/// Why a writeback runs (`enum wb_reason`), for the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WbReason {
+    /// `WB_REASON_DONTCACHE` (seed 002 patch 3): `wb_check_start_dontcache`'s work.
+    Dontcache,
+    /// `WB_REASON_FORKER_THREAD`: `wb_workfn` on the workqueue's rescuer.
+    ForkerThread,
+}
+
+/// What a writeback wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Pages written (what `wb_writeback` returns).
+    pub pages: i64,
+    /// Inodes found clean afterwards and taken off the lists.
+    pub inodes_cleaned: i64,
+}
+
+/// `wb_writeback()` for a `WB_SYNC_NONE`, `range_cyclic` work of `nr_pages` (the DONTCACHE work;
+/// the rescuer's `writeback_inodes_wb` is the same round): under `list_lock`, `queue_io` moves
+/// the inodes on `b_more_io` and `b_dirty` to `b_io` (setting I_SYNC_QUEUED), then
+/// `writeback_sb_inodes` takes them oldest first: an inode under I_SYNC goes to `b_more_io`;
+/// otherwise set I_SYNC, drop the locks, `__writeback_single_inode`, retake the inode's wb's
+/// `list_lock` and `i_lock`, `requeue_inode`, clear I_SYNC; stop once `nr_pages` is used up.
+/// `inodes` are the inodes that may be on the wb's lists (the kernel walks the lists; the model
+/// checks each inode's list under `list_lock`).
+///
+/// One round: `wb_writeback`'s further rounds (re-queued `b_more_io`, waiting on an I_SYNC inode)
+/// are left out; no modelled task other than the flusher sets I_SYNC. Each inode's write chunk
+/// (`writeback_chunk_size`: at least MIN_WRITEBACK_PAGES, 1024 pages) exceeds every model's pages,
+/// so an inode is written whole. `dirtied_before` is the moment the round starts: an inode put on
+/// `b_dirty` later is not queued.
+pub fn wb_writeback<P: Platform>(
+    ctx: &Ctx<P>,
+    wb: &Wb<P>,
+    nr_pages: i64,
+    reason: WbReason,
+    inodes: &[&Inode<P>],
+) -> Written {
+    let template = match reason {
+        WbReason::Dontcache => "wb{}: WB_REASON_DONTCACHE work, nr_pages = {}",
+        WbReason::ForkerThread => "wb{}: WB_REASON_FORKER_THREAD work (rescuer), nr_pages = {}",
+    };
+    ctx.event("wb_writeback", template, &[wb.id as i64, nr_pages]);
+    let mut queued: Vec<&Inode<P>> = {
+        let _list = wb.touch(ctx, "wb_writeback", Access::Memory, || wb.list_lock.lock());
+        let mut q: Vec<&Inode<P>> = inodes
+            .iter()
+            .copied()
+            .filter(|i| i.wb_id() == wb.id && matches!(i.io_list(), IoList::Dirty | IoList::MoreIo | IoList::Io))
+            .collect();
+        q.sort_by_key(|i| i.dirtied_when());
+        for inode in &q {
+            let _i_lock = inode.i_lock.lock();
+            inode.set_io_list(IoList::Io);
+            inode.i_state.or_locked(1 << I_SYNC_QUEUED);
+        }
+        ctx.event("queue_io", "wb{}: {} inode(s) -> b_io", &[wb.id as i64, q.len() as i64]);
+        q
+    };
+    let mut written = Written::default();
+    let mut left = nr_pages;
+    for inode in queued.drain(..) {
+        if left <= 0 {
+            break;
+        }
         {
-            let _list = wb.list_lock.lock();
-            if inode.wb_id() != wb.id {
+            let list = wb.list_lock.lock();
+            if inode.wb_id() != wb.id || inode.io_list() != IoList::Io {
                 continue;
             }
             let _i_lock = inode.i_lock.lock();
-            if !inode.i_state.test_bit(I_DIRTY_PAGES) {
+            if inode.i_state.test_bit(I_SYNC) {
+                inode_io_list_move_locked(ctx, inode, wb, IoList::MoreIo);
                 continue;
             }
-            inode.i_state.clear_bit(I_DIRTY_PAGES);
+            inode.i_state.or_locked(1 << I_SYNC);
+            drop(list);
         }
-        for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
-            if written >= nr_pages {
-                return written;
-            }
-            let _locked = folio.lock();
-            if folio_clear_dirty_for_io(ctx, inode, folio) {
-                __folio_start_writeback(ctx, inode, folio);
-                __folio_end_writeback(ctx, inode, folio);
-                written += folio.nr_pages();
-            }
+        let pages = __writeback_single_inode(ctx, inode);
+        left -= pages;
+        written.pages += pages;
+        let (tmp_wb, _list) = inode_to_wb_and_lock_list(ctx, inode);
+        let _i_lock = inode.i_lock.lock();
+        if requeue_inode(ctx, inode, tmp_wb) {
+            written.inodes_cleaned += 1;
         }
+        inode.i_state.andnot_locked(1 << I_SYNC);
     }
     written
+}
+
+/// `__writeback_single_inode()`: `do_writepages`; then under `i_lock` take the `I_DIRTY` bits
+/// off, `smp_mb()` (pairs with `__mark_inode_dirty`'s), and set I_DIRTY_PAGES again if the
+/// mapping is still tagged dirty: either a dirtier's lockless test sees I_DIRTY_PAGES clear, or
+/// this sees its DIRTY mark. `write_inode` for I_DIRTY_SYNC writes nothing the models read.
+/// Returns the pages written.
+fn __writeback_single_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>) -> i64 {
+    let pages = do_writepages(ctx, inode);
+    let _i_lock = inode.i_lock.lock();
+    let dirty = inode.i_state.andnot_locked(I_DIRTY) & I_DIRTY;
+    P::fence(Ordering::SeqCst);
+    let tagged = inode.mapping_tagged_dirty();
+    if tagged {
+        inode.i_state.or_locked(1 << I_DIRTY_PAGES);
+    }
+    ctx.event(
+        "__writeback_single_inode",
+        "inode {}: wrote {} page(s); i_state &= ~I_DIRTY (was {}); smp_mb(); mapping_tagged(DIRTY) = {}",
+        &[inode.ino as i64, pages, dirty as i64, tagged as i64],
+    );
+    pages
+}
+
+/// `requeue_inode()` after writing (a chunk larger than anything dirty here, so never "slice used
+/// up"): still tagged dirty or I_DIRTY -> `redirty_tail_locked`; otherwise clean -> off the lists
+/// (`inode_cgwb_move_to_attached`, which may clear WB_has_dirty_io). Returns whether it was clean.
+fn requeue_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) -> bool {
+    let clean = !inode.mapping_tagged_dirty() && inode.i_state.word() & I_DIRTY == 0;
+    if clean {
+        inode_cgwb_move_to_attached(ctx, inode, wb);
+    } else {
+        redirty_tail_locked(ctx, inode, wb);
+    }
+    ctx.event(
+        "requeue_inode",
+        "inode {}: {requeue} (wb{})",
+        &[inode.ino as i64, i64::from(!clean), wb.id as i64],
+    );
+    clean
 }

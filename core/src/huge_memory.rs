@@ -34,12 +34,12 @@ pub fn __split_folio_to_order<P: Platform>(
             new.flags.set_bit(PG_DROPBEHIND);
         }
         if tagged {
-            new.marks.set_bit(PAGECACHE_TAG_DIRTY);
+            inode.xa_set_dirty_mark(new);
         }
         new.marks.set_bit(IN_PAGE_CACHE);
     }
     folio.marks.clear_bit(IN_PAGE_CACHE);
-    folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+    inode.xa_clear_dirty_mark(folio);
     ctx.event(
         "__split_folio_to_order",
         "folio {} (dirty {}, dropbehind {}) split into {} folios; PG_dropbehind copied to tails = {}",

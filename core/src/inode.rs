@@ -4,13 +4,25 @@
 
 use crate::bitops::BitWord;
 use crate::ctx::Ctx;
-use crate::folio::Folio;
+use crate::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use crate::sync::{Atomic, Ordering, Platform, SpinGuard, SpinLock};
 use crate::wb::{Bdi, Wb};
 use std::sync::Arc;
 
+/// `I_DIRTY_SYNC` in `i_state`: the inode itself (timestamps, metadata) needs writing.
+pub const I_DIRTY_SYNC: u32 = 0;
+/// `I_DIRTY_DATASYNC`: metadata needed for data integrity (no modelled caller sets it alone).
+pub const I_DIRTY_DATASYNC: u32 = 1;
 /// `I_DIRTY_PAGES` in `i_state`.
 pub const I_DIRTY_PAGES: u32 = 2;
+/// `I_DIRTY`: any of the three dirty bits, as `__mark_inode_dirty`'s `was_dirty` and
+/// `__writeback_single_inode` test them.
+pub const I_DIRTY: usize = 1 << I_DIRTY_SYNC | 1 << I_DIRTY_DATASYNC | 1 << I_DIRTY_PAGES;
+/// `I_SYNC`: writeback of the inode is in progress (set by `writeback_sb_inodes`).
+pub const I_SYNC: u32 = 7;
+/// `I_SYNC_QUEUED`: `queue_io` moved the inode to `b_io`; `__mark_inode_dirty` then only updates
+/// the dirty bits and leaves the list position to the flusher.
+pub const I_SYNC_QUEUED: u32 = 17;
 /// `I_WB_SWITCH` in `i_state`: a cgroup wb switch is in progress; RCU-mode stat updaters must
 /// take the i_pages lock.
 pub const I_WB_SWITCH: u32 = 12;
@@ -23,12 +35,17 @@ pub struct Inode<P: Platform> {
     pub i_lock: SpinLock<P, ()>,
     /// The `mapping->i_pages` xa_lock (taken irqsave by the accounting paths).
     pub i_pages: SpinLock<P, ()>,
-    /// The page-table lock of the one mapping of the file's folios in the models: a dirtier
-    /// that holds only this lock (zap_pte_range) runs all of `filemap_dirty_folio` under it, and
-    /// `unmap_mapping_folio` (truncation, invalidation) takes it to remove the PTE.
-    pub ptl: SpinLock<P, ()>,
     /// `inode->i_wb`: the id of the wb in `bdi`.
     i_wb: P::AtomicUsize,
+    /// `inode->i_io_list`: which list of its wb the inode is on ([`IoList`]); changed under that
+    /// wb's `list_lock` (and `i_lock`).
+    io_list: P::AtomicUsize,
+    /// `inode->dirtied_when`, as a tick of the bdi's clock: `b_dirty` and `b_io` are kept in this
+    /// order, oldest written first. Changed under `i_lock` and the wb's `list_lock`.
+    dirtied_when: P::AtomicUsize,
+    /// The i_pages xarray's root DIRTY mark, as a count of folios carrying the mark: changed with
+    /// the marks under the i_pages lock, read locklessly by `mapping_tagged()`.
+    nr_dirty_tagged: P::AtomicUsize,
     pub bdi: Arc<Bdi<P>>,
     /// `mapping_can_writeback()`: the bdi has BDI_CAP_WRITEBACK.
     can_writeback: bool,
@@ -44,8 +61,10 @@ impl<P: Platform> Inode<P> {
             i_state: BitWord::new(0),
             i_lock: SpinLock::new(()),
             i_pages: SpinLock::new(()),
-            ptl: SpinLock::new(()),
             i_wb: P::AtomicUsize::new(wb),
+            io_list: P::AtomicUsize::new(IoList::None as usize),
+            dirtied_when: P::AtomicUsize::new(0),
+            nr_dirty_tagged: P::AtomicUsize::new(0),
             bdi,
             can_writeback,
             folios,
@@ -71,6 +90,81 @@ impl<P: Platform> Inode<P> {
     /// `mapping_can_writeback()`.
     pub fn mapping_can_writeback(&self) -> bool {
         self.can_writeback
+    }
+
+    /// `mapping_tagged(mapping, PAGECACHE_TAG_DIRTY)`: a lockless read of the root mark.
+    pub fn mapping_tagged_dirty(&self) -> bool {
+        self.nr_dirty_tagged.load(Ordering::Relaxed) != 0
+    }
+
+    /// Set `folio`'s DIRTY mark (caller holds the i_pages lock): `__xa_set_mark`, which also
+    /// sets the root mark.
+    pub fn xa_set_dirty_mark(&self, folio: &Folio<P>) {
+        if !folio.marks.test_bit(PAGECACHE_TAG_DIRTY) {
+            folio.marks.set_bit(PAGECACHE_TAG_DIRTY);
+            self.nr_dirty_tagged.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Clear `folio`'s DIRTY mark (caller holds the i_pages lock): `__xa_clear_mark`, which
+    /// clears the root mark with the last one.
+    pub fn xa_clear_dirty_mark(&self, folio: &Folio<P>) {
+        if folio.marks.test_bit(PAGECACHE_TAG_DIRTY) {
+            folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+            self.nr_dirty_tagged.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The list the inode is on (caller holds its wb's `list_lock`, or reads at quiescence).
+    pub fn io_list(&self) -> IoList {
+        IoList::from_usize(self.io_list.load(Ordering::Relaxed))
+    }
+
+    pub(crate) fn set_io_list(&self, list: IoList) {
+        self.io_list.store(list as usize, Ordering::Relaxed);
+    }
+
+    /// `dirtied_when` (caller holds the wb's `list_lock`).
+    pub fn dirtied_when(&self) -> usize {
+        self.dirtied_when.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_dirtied_when(&self, tick: usize) {
+        self.dirtied_when.store(tick, Ordering::Relaxed);
+    }
+}
+
+/// The wb list an inode's `i_io_list` is on. `b_attached` and no list are one state here: the
+/// models never read `b_attached`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum IoList {
+    None = 0,
+    /// `b_dirty`: dirty, waiting for a writeback to queue it.
+    Dirty = 1,
+    /// `b_io`: queued for the writeback in progress.
+    Io = 2,
+    /// `b_more_io`: requeued for another round of that writeback.
+    MoreIo = 3,
+}
+
+impl IoList {
+    fn from_usize(v: usize) -> IoList {
+        match v {
+            1 => IoList::Dirty,
+            2 => IoList::Io,
+            3 => IoList::MoreIo,
+            _ => IoList::None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IoList::None => "no list",
+            IoList::Dirty => "b_dirty",
+            IoList::Io => "b_io",
+            IoList::MoreIo => "b_more_io",
+        }
     }
 }
 

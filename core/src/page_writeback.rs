@@ -7,7 +7,8 @@ use crate::folio::{
     Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
 };
 use crate::fs_writeback::__mark_inode_dirty;
-use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
+use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode, I_DIRTY_PAGES};
+use crate::pte::folio_mkclean;
 use crate::sync::Platform;
 use crate::wb::{wb_stat_mod, Wb, WbStatItem};
 
@@ -44,7 +45,7 @@ pub fn filemap_dirty_folio<P: Platform>(
     }
     ctx.event("filemap_dirty_folio", "folio_test_set_dirty(folio {}) = 0", &[folio.index as i64]);
     __folio_mark_dirty(ctx, inode, folio, old);
-    __mark_inode_dirty(ctx, inode, smp_mb_in_mark_inode_dirty);
+    __mark_inode_dirty(ctx, inode, 1 << I_DIRTY_PAGES, smp_mb_in_mark_inode_dirty);
     true
 }
 
@@ -58,7 +59,7 @@ pub fn __folio_mark_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &F
         return;
     }
     folio_account_dirtied(ctx, inode, folio, old_flags);
-    folio.marks.set_bit(PAGECACHE_TAG_DIRTY);
+    inode.xa_set_dirty_mark(folio);
 }
 
 /// `folio_account_dirtied()` (v7): for a mapping that can write back, charge the whole folio to
@@ -97,14 +98,17 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
     }
 }
 
-/// `folio_clear_dirty_for_io()` (v7; folio locked by the caller): inside
+/// `folio_clear_dirty_for_io()` (v7; folio locked by the caller): `folio_mkclean` (with
+/// `PVMW_SYNC`) and, if it cleaned a dirty PTE, `folio_mark_dirty` first; then inside
 /// `unlocked_inode_to_wb_begin/end`, the fully ordered `folio_test_clear_dirty`; if it was dirty,
 /// a plain `folio_test_dropbehind` and, if set, WB_DONTCACHE_DIRTY -= nr on the section's wb.
-/// `folio_mkclean` (no mapped PTEs here) and the DIRTY mark (left set until
-/// `__folio_start_writeback`) are as in the kernel.
+/// The DIRTY mark is left set until `__folio_start_writeback`, as in the kernel.
 pub fn folio_clear_dirty_for_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
     if !inode.mapping_can_writeback() {
         return folio.flags.test_and_clear_bit(PG_DIRTY);
+    }
+    if folio_mkclean(ctx, &folio.pte, true) {
+        filemap_dirty_folio(ctx, inode, folio, true);
     }
     clear_dirty_and_account(ctx, inode, folio, "folio_clear_dirty_for_io")
 }
@@ -144,9 +148,39 @@ pub fn __folio_start_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, foli
     let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_start_writeback: xa_unlock_irqrestore");
     folio.marks.set_bit(PAGECACHE_TAG_WRITEBACK);
     if !folio.test_dirty() {
-        folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
+        inode.xa_clear_dirty_mark(folio);
     }
     ctx.event("__folio_start_writeback", "folio {} under writeback", &[folio.index as i64]);
+}
+
+/// One step of `writeback_iter` for a locked folio (`folio_prepare_writeback`: still in the page
+/// cache, still dirty, not under writeback, then `folio_clear_dirty_for_io`) and the
+/// filesystem's write of it, the I/O completing at once (`__folio_start_writeback`,
+/// `__folio_end_writeback`). Returns whether the folio was written.
+pub fn write_locked_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
+    if !folio.in_page_cache() || !folio.test_dirty() || folio.flags.test_bit(PG_WRITEBACK) {
+        return false;
+    }
+    if !folio_clear_dirty_for_io(ctx, inode, folio) {
+        return false;
+    }
+    __folio_start_writeback(ctx, inode, folio);
+    __folio_end_writeback(ctx, inode, folio);
+    true
+}
+
+/// `do_writepages()` for a `WB_SYNC_NONE` writeback of the whole file: every folio carrying the
+/// DIRTY mark (a lockless walk), locked and written with [`write_locked_folio`]. Returns the
+/// pages written.
+pub fn do_writepages<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>) -> i64 {
+    let mut pages = 0;
+    for folio in inode.folios.iter().filter(|f| f.marks.test_bit(PAGECACHE_TAG_DIRTY)) {
+        let _locked = folio.lock();
+        if write_locked_folio(ctx, inode, folio) {
+            pages += folio.nr_pages();
+        }
+    }
+    pages
 }
 
 /// `__folio_end_writeback()` for the I/O `__folio_start_writeback` began (completion is

@@ -30,6 +30,51 @@ pub enum Consume {
     ClearThenApproxRead,
 }
 
+/// What the kick tests before it touches WB_start_dontcache (seed 002 patch 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KickGuard {
+    /// v5..v7: `wb_has_dirty_io(wb) && ...`.
+    HasDirtyIo,
+    /// Our fix `v7-fix-kick`: no `wb_has_dirty_io` test. The writer has just dirtied DONTCACHE
+    /// pages, so the test only saves a wakeup when writeback got there first, and it is wrong
+    /// while another task is between setting the inode's dirty bits and putting it on `b_dirty`.
+    None,
+}
+
+/// What `wb_workfn` does at its end about a kick still pending (fs/fs-writeback.c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RescuerRequeue {
+    /// 6.12 and v7: `wb_wakeup` only for a non-empty work list (else arm the timer).
+    WorkList,
+    /// Our fix `v7-fix-rescuer-requeue`: also `wb_wakeup` while WB_start_dontcache is set, so
+    /// a run on the rescuer (which does not consume the bit) queues the run that will.
+    WorkListOrKick,
+}
+
+/// Every knob of the DONTCACHE kick/consume protocol a revision selects, in one value: the
+/// writer side (`filemap_dirty_folio`'s barrier, the kick), the flusher side (the consume, the
+/// end of `wb_workfn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KickProtocol {
+    pub kick: Kick,
+    pub guard: KickGuard,
+    pub consume: Consume,
+    /// `__mark_inode_dirty` keeps its `smp_mb()` (false only in mutants).
+    pub writer_smp_mb: bool,
+    pub requeue: RescuerRequeue,
+}
+
+impl KickProtocol {
+    /// v7 as applied.
+    pub const V7: KickProtocol = KickProtocol {
+        kick: Kick::Fold,
+        guard: KickGuard::HasDirtyIo,
+        consume: Consume::ClearThenSum,
+        writer_smp_mb: true,
+        requeue: RescuerRequeue::WorkList,
+    };
+}
+
 /// Where `filemap_dontcache_kick_writeback` wakes the flusher relative to the
 /// `unlocked_inode_to_wb_begin/end` section, and whether it pins the wb (seed 002 patch 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,16 +120,28 @@ pub enum KickRevision {
     /// Reconstruction of the v5 consume that v6 fixed with wb_stat_sum (v6 changelog); the single
     /// defect isolated.
     V5ApproxRead,
+    /// Our fix: v7 without the kick's `wb_has_dirty_io` test ([`KickGuard::None`]).
+    V7FixKick,
+    /// Our fix on the posted kick: `!test_bit && !test_and_set_bit`, no `wb_has_dirty_io` test.
+    V7FixKickPosted,
+    /// Mutant: [`KickRevision::V7FixKickPosted`] without `__mark_inode_dirty`'s `smp_mb()`.
+    V7FixKickPostedNoMb,
+    /// Mutant: [`KickRevision::V7FixKick`] without that barrier.
+    V7FixKickNoMb,
 }
 
 impl KickRevision {
-    pub const ALL: [KickRevision; 6] = [
+    pub const ALL: [KickRevision; 10] = [
         KickRevision::V7,
         KickRevision::V7Posted,
         KickRevision::V7PostedNoMb,
         KickRevision::V7NoMb,
         KickRevision::V5LateClear,
         KickRevision::V5ApproxRead,
+        KickRevision::V7FixKick,
+        KickRevision::V7FixKickPosted,
+        KickRevision::V7FixKickPostedNoMb,
+        KickRevision::V7FixKickNoMb,
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +152,10 @@ impl KickRevision {
             KickRevision::V7NoMb => "v7-no-mb",
             KickRevision::V5LateClear => "v5-late-clear",
             KickRevision::V5ApproxRead => "v5-approx-read",
+            KickRevision::V7FixKick => "v7-fix-kick",
+            KickRevision::V7FixKickPosted => "v7-fix-kick-posted",
+            KickRevision::V7FixKickPostedNoMb => "v7-fix-kick-posted-no-mb",
+            KickRevision::V7FixKickNoMb => "v7-fix-kick-no-mb",
         }
     }
 
@@ -102,34 +163,34 @@ impl KickRevision {
         Self::ALL.into_iter().find(|r| r.name() == name)
     }
 
-    pub fn kick(self) -> Kick {
+    /// The knobs this revision selects.
+    pub fn protocol(self) -> KickProtocol {
+        let v7 = KickProtocol::V7;
+        let fix = KickProtocol { guard: KickGuard::None, ..v7 };
         match self {
-            KickRevision::V7 | KickRevision::V7NoMb => Kick::Fold,
-            _ => Kick::Posted,
+            KickRevision::V7 => v7,
+            KickRevision::V7Posted => KickProtocol { kick: Kick::Posted, ..v7 },
+            KickRevision::V7PostedNoMb => KickProtocol { kick: Kick::Posted, writer_smp_mb: false, ..v7 },
+            KickRevision::V7NoMb => KickProtocol { writer_smp_mb: false, ..v7 },
+            KickRevision::V5LateClear => KickProtocol { kick: Kick::Posted, consume: Consume::LateClear, ..v7 },
+            KickRevision::V5ApproxRead => {
+                KickProtocol { kick: Kick::Posted, consume: Consume::ClearThenApproxRead, ..v7 }
+            }
+            KickRevision::V7FixKick => fix,
+            KickRevision::V7FixKickPosted => KickProtocol { kick: Kick::Posted, ..fix },
+            KickRevision::V7FixKickPostedNoMb => KickProtocol { kick: Kick::Posted, writer_smp_mb: false, ..fix },
+            KickRevision::V7FixKickNoMb => KickProtocol { writer_smp_mb: false, ..fix },
         }
-    }
-
-    pub fn consume(self) -> Consume {
-        match self {
-            KickRevision::V5LateClear => Consume::LateClear,
-            KickRevision::V5ApproxRead => Consume::ClearThenApproxRead,
-            _ => Consume::ClearThenSum,
-        }
-    }
-
-    /// Whether the writer's `__mark_inode_dirty` keeps its `smp_mb()` (false only in mutants).
-    pub fn writer_smp_mb(self) -> bool {
-        !matches!(self, KickRevision::V7PostedNoMb | KickRevision::V7NoMb)
     }
 
     /// One line for `wbcheck list` / `explain`: what the revision is and where it comes from.
     pub fn summary(self) -> &'static str {
         match self {
             KickRevision::V7 => {
-                "v7 as applied: Brauner's fold (test_and_set_bit only); test_and_clear_bit then wb_stat_sum"
+                "v7 as applied: Brauner's fold (wb_has_dirty_io && !test_and_set_bit); test_and_clear_bit then wb_stat_sum"
             }
             KickRevision::V7Posted => {
-                "v7 as posted: !test_bit && !test_and_set_bit; test_and_clear_bit then wb_stat_sum"
+                "v7 as posted: wb_has_dirty_io && !test_bit && !test_and_set_bit; test_and_clear_bit then wb_stat_sum"
             }
             KickRevision::V7PostedNoMb => {
                 "mutant: v7 as posted without __mark_inode_dirty's smp_mb() on the writer's path"
@@ -139,6 +200,55 @@ impl KickRevision {
                 "reconstruction (v6 changelog): consume tests the bit, sums, writes back, then clear_bit"
             }
             KickRevision::V5ApproxRead => "reconstruction (v6 changelog): consume reads wb_stat() (global count only)",
+            KickRevision::V7FixKick => "our fix: v7's kick without the wb_has_dirty_io test",
+            KickRevision::V7FixKickPosted => "our fix on the posted kick: !test_bit && !test_and_set_bit, no wb_has_dirty_io test",
+            KickRevision::V7FixKickPostedNoMb => {
+                "mutant: v7-fix-kick-posted without __mark_inode_dirty's smp_mb() on the writer's path"
+            }
+            KickRevision::V7FixKickNoMb => "mutant: v7-fix-kick without __mark_inode_dirty's smp_mb() on the writer's path",
+        }
+    }
+}
+
+/// The revisions of `wb_workfn`'s handling of a pending kick when the flusher runs on the
+/// workqueue's rescuer (scenario `kick-rescuer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RescuerRevision {
+    /// 6.12's `wb_workfn` with v7's kick and consume.
+    V7,
+    /// Our fix: `wb_workfn` re-queues itself while WB_start_dontcache is set.
+    V7FixRescuerRequeue,
+}
+
+impl RescuerRevision {
+    pub const ALL: [RescuerRevision; 2] = [RescuerRevision::V7, RescuerRevision::V7FixRescuerRequeue];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RescuerRevision::V7 => "v7",
+            RescuerRevision::V7FixRescuerRequeue => "v7-fix-rescuer-requeue",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.name() == name)
+    }
+
+    pub fn protocol(self) -> KickProtocol {
+        match self {
+            RescuerRevision::V7 => KickProtocol::V7,
+            RescuerRevision::V7FixRescuerRequeue => {
+                KickProtocol { requeue: RescuerRequeue::WorkListOrKick, ..KickProtocol::V7 }
+            }
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            RescuerRevision::V7 => "6.12 wb_workfn with v7's kick: the rescuer path writes back without consuming the kick",
+            RescuerRevision::V7FixRescuerRequeue => {
+                "our fix: wb_workfn ends with wb_wakeup while WB_start_dontcache is set"
+            }
         }
     }
 }

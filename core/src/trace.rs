@@ -46,6 +46,9 @@ pub struct Trace {
     threads: Mutex<Vec<String>>,
     events: Mutex<Vec<Event>>,
     detected: Mutex<Vec<Detected>>,
+    /// The configuration the execution runs, when the model chose it itself (shuttle draws one
+    /// from the scenario's scope per execution).
+    configuration: Mutex<Option<String>>,
 }
 
 impl Trace {
@@ -55,7 +58,18 @@ impl Trace {
             threads: Mutex::new(Vec::new()),
             events: Mutex::new(Vec::new()),
             detected: Mutex::new(Vec::new()),
+            configuration: Mutex::new(None),
         }
+    }
+
+    /// Name the configuration this execution runs.
+    pub fn set_configuration(&self, label: String) {
+        *self.configuration.lock().unwrap_or_else(|e| e.into_inner()) = Some(label);
+    }
+
+    /// The configuration named with [`Trace::set_configuration`], if any.
+    pub fn configuration(&self) -> Option<String> {
+        self.configuration.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// A trace that records nothing (benches on the std platform).
@@ -130,28 +144,31 @@ impl Default for Trace {
 /// Names rendered by the `{life}` placeholder (see [`crate::wb::Life`]).
 pub const LIFE_NAMES: [&str; 4] = ["live", "shut down", "released", "freed"];
 
-/// Substitute placeholders, in order: `{}` renders the next argument as a number, `{life}` as a
-/// wb lifetime state name.
+/// Named placeholders: `{name}` renders the next argument as the name at that index.
+const NAMED: [(&str, &[&str]); 3] = [
+    ("life", &LIFE_NAMES),
+    ("dirty", &["I_DIRTY_SYNC", "I_DIRTY_PAGES"]),
+    ("requeue", &["clean -> off the I/O lists", "still dirty -> redirty_tail (b_dirty)"]),
+];
+
+/// Substitute placeholders, in order: `{}` renders the next argument as a number, `{life}`,
+/// `{dirty}` and `{requeue}` as a name from their table ([`NAMED`]).
 pub fn render(template: &str, args: &[i64]) -> String {
     let mut out = String::with_capacity(template.len() + 8);
     let mut rest = template;
     let mut next = args.iter();
-    loop {
-        let plain = rest.find("{}");
-        let life = rest.find("{life}");
-        let (pos, len, as_life) = match (plain, life) {
-            (Some(p), Some(l)) if l < p => (l, 6, true),
-            (Some(p), _) => (p, 2, false),
-            (None, Some(l)) => (l, 6, true),
-            (None, None) => break,
-        };
+    while let Some(pos) = rest.find('{') {
+        let Some(len) = rest[pos..].find('}').map(|e| e + 1) else { break };
+        let name = &rest[pos + 1..pos + len - 1];
+        let names = NAMED.iter().find(|(n, _)| *n == name).map(|(_, names)| *names);
         out.push_str(&rest[..pos]);
-        match next.next() {
-            Some(&v) if as_life => out.push_str(LIFE_NAMES.get(v as usize).copied().unwrap_or("?")),
-            Some(v) => {
+        let arg = if name.is_empty() || names.is_some() { next.next() } else { None };
+        match (arg, names) {
+            (Some(&v), Some(names)) => out.push_str(names.get(v as usize).copied().unwrap_or("?")),
+            (Some(v), None) => {
                 let _ = write!(out, "{v}");
             }
-            None => out.push_str(&rest[pos..pos + len]),
+            (None, _) => out.push_str(&rest[pos..pos + len]),
         }
         rest = &rest[pos + len..];
     }
@@ -185,6 +202,7 @@ mod tests {
         assert_eq!(render("no args", &[]), "no args");
         assert_eq!(render("wb{} {life}, ref {}", &[2, 3, 0]), "wb2 freed, ref 0");
         assert_eq!(render("{} and {}", &[7]), "7 and {}");
+        assert_eq!(render("{dirty} then {requeue}", &[1, 0]), "I_DIRTY_PAGES then clean -> off the I/O lists");
     }
 
     #[test]

@@ -16,12 +16,12 @@
 
 use crate::bitops::BitWord;
 use crate::ctx::Ctx;
-use crate::dontcache::wb_workfn;
+use crate::dontcache::{wb_workfn, RunOn};
 use crate::percpu::PercpuCounter;
 use crate::rcu::Rcu;
-use crate::revision::{Accounting, Consume};
+use crate::revision::{Accounting, KickProtocol};
 use crate::sync::{Atomic, Ordering, Platform, SpinLock};
-use std::sync::atomic::{AtomicU32, Ordering as Ghost};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering as Ghost};
 use std::sync::Arc;
 
 /// `enum wb_state` bit numbers, in the kernel's order (v7 appends `WB_start_dontcache`).
@@ -108,6 +108,11 @@ pub struct Wb<P: Platform> {
     dwork: P::AtomicUsize,
     /// `wb->list_lock` (inode I/O lists).
     pub list_lock: SpinLock<P, ()>,
+    /// How many inodes are on `b_dirty`, `b_io` and `b_more_io` (the lists themselves are the
+    /// inodes' [`crate::inode::IoList`]); changed under `list_lock`.
+    nr_io_inodes: P::AtomicUsize,
+    /// `jiffies` for `dirtied_when`: one tick per inode put on `b_dirty` (under `list_lock`).
+    clock: P::AtomicUsize,
     /// `wb->refcnt` (a percpu_ref; modelled in atomic mode). Starts at 1, the initial reference.
     refcnt: P::AtomicI64,
     /// The RCU state of the bdi (`call_rcu` of the release).
@@ -116,6 +121,9 @@ pub struct Wb<P: Platform> {
     life: P::AtomicUsize,
     /// Ghost: how many times the RCU callback ran (read at quiescence only).
     frees: AtomicU32,
+    /// Ghost: the pages taken off WB_DONTCACHE_DIRTY so far (the negative `wb_stat_mod`s), for a
+    /// property whose only such caller is the thread that reads it.
+    dontcache_removed: AtomicI64,
 }
 
 impl<P: Platform> Wb<P> {
@@ -129,10 +137,13 @@ impl<P: Platform> Wb<P> {
             work_lock: SpinLock::new(()),
             dwork: P::AtomicUsize::new(0),
             list_lock: SpinLock::new(()),
+            nr_io_inodes: P::AtomicUsize::new(0),
+            clock: P::AtomicUsize::new(0),
             refcnt: P::AtomicI64::new(1),
             rcu,
             life: P::AtomicUsize::new(Life::Live as usize),
             frees: AtomicU32::new(0),
+            dontcache_removed: AtomicI64::new(0),
         }
     }
 
@@ -150,6 +161,25 @@ impl<P: Platform> Wb<P> {
     /// `wb_has_dirty_io()`: a plain `test_bit`.
     pub fn has_dirty_io(&self) -> bool {
         self.state.test_bit(WB_HAS_DIRTY_IO)
+    }
+
+    /// How many inodes are on the wb's I/O lists (caller holds `list_lock`, or at quiescence).
+    pub fn nr_io_inodes(&self) -> usize {
+        self.nr_io_inodes.load(Ordering::Relaxed)
+    }
+
+    /// An inode joins (`1`) or leaves (`-1`) the I/O lists (caller holds `list_lock`).
+    pub(crate) fn add_io_inodes(&self, delta: isize) {
+        if delta > 0 {
+            self.nr_io_inodes.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.nr_io_inodes.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The next `dirtied_when` tick (caller holds `list_lock`).
+    pub(crate) fn tick(&self) -> usize {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Whether a flusher run is queued and has not started (quiescence checks).
@@ -173,6 +203,11 @@ impl<P: Platform> Wb<P> {
     /// How many times the RCU callback freed this wb (a refcount check: exactly once or never).
     pub fn frees(&self) -> u32 {
         self.frees.load(Ghost::Relaxed)
+    }
+
+    /// Ghost: the pages taken off WB_DONTCACHE_DIRTY so far by `wb_stat_mod`.
+    pub fn dontcache_removed(&self) -> i64 {
+        self.dontcache_removed.load(Ghost::Relaxed)
     }
 
     /// The reference count, read directly (quiescence checks).
@@ -248,6 +283,9 @@ impl<P: Platform> Bdi<P> {
 pub fn wb_stat_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem, amount: i64) {
     ctx.event("wb_stat_mod", item.templates()[0], &[wb.id as i64, amount]);
     wb.touch(ctx, "wb_stat_mod", Access::Stats, || wb.stat(item).add_batch(ctx, amount, wb.batch));
+    if amount < 0 {
+        wb.dontcache_removed.fetch_add(-amount, Ghost::Relaxed);
+    }
 }
 
 /// `wb_stat()`: `percpu_counter_read_positive`, the global count only.
@@ -337,7 +375,7 @@ pub fn process_one_work_done<P: Platform>(wb: &Wb<P>) {
 /// is left.
 fn flush_delayed_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     loop {
-        if wb_workfn(ctx, wb, Consume::ClearThenSum, &[], WorkStart::Queued).is_some() {
+        if wb_workfn(ctx, wb, &KickProtocol::V7, &[], WorkStart::Queued, RunOn::Worker).is_some() {
             continue;
         }
         if wb.dwork.load(Ordering::Acquire) & (WORK_RUNNING | WORK_PENDING) == 0 {

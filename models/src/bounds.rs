@@ -1,12 +1,12 @@
 //! Exploration bounds: every default in one place, overridable from the environment.
 //!
-//! | variable | meaning | quick | deep |
-//! |---|---|---|---|
-//! | `WBCHECK_LOOM_PREEMPTIONS` | loom preemption bound (`none` = unbounded) | 3 | 4 |
-//! | `WBCHECK_LOOM_MAX_SECS` | per-placement loom time limit; hitting it reports `bounded` | 600 | 3600 |
-//! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random) | 10,000 | 200,000 |
-//! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 |
-//! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 |
+//! | variable | meaning | quick | scope | deep |
+//! |---|---|---|---|---|
+//! | `WBCHECK_LOOM_PREEMPTIONS` | loom preemption bound (`none` = unbounded); without it each scenario's own bound per tier ([`crate::harness::Model::loom_preemptions`]) | 3 | 3 | 4 |
+//! | `WBCHECK_LOOM_MAX_SECS` | per-placement loom time limit; hitting it reports `bounded` | 600 | 1800 | 3600 |
+//! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random) | 10,000 | 50,000 | 200,000 |
+//! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
+//! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //!
 //! loom's own `LOOM_MAX_PREEMPTIONS`, `LOOM_MAX_DURATION`, `LOOM_MAX_PERMUTATIONS` and
 //! `LOOM_MAX_BRANCHES`, when set, override every loom run; the JSON `bounds` records the values
@@ -14,21 +14,25 @@
 
 use std::time::Duration;
 
-/// How deep a run goes.
+/// How deep a run goes. Every tier runs each scenario's whole declared scope; the tiers differ
+/// in the bounds (preemptions, iterations) they explore it at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tier {
-    /// CI and `cargo test --workspace`.
+    /// CI and `cargo test --workspace`: the whole scope at each scenario's smaller bound.
     Quick,
-    /// `--cfg loom` test modules and `wbcheck matrix --tier deep`: on demand.
+    /// `wbcheck matrix --tier scope`: the whole scope at the default bound.
+    Scope,
+    /// `--cfg loom` test modules and `wbcheck matrix --tier deep`: a higher bound, on demand.
     Deep,
 }
 
 impl Tier {
-    pub const ALL: [Tier; 2] = [Tier::Quick, Tier::Deep];
+    pub const ALL: [Tier; 3] = [Tier::Quick, Tier::Scope, Tier::Deep];
 
     pub fn name(self) -> &'static str {
         match self {
             Tier::Quick => "quick",
+            Tier::Scope => "scope",
             Tier::Deep => "deep",
         }
     }
@@ -42,6 +46,8 @@ impl Tier {
 pub struct Bounds {
     pub tier: Tier,
     pub loom_preemptions: Option<usize>,
+    /// `loom_preemptions` was set from the environment: it overrides every scenario's own bound.
+    pub loom_preemptions_set: bool,
     pub loom_max_duration: Option<Duration>,
     pub loom_max_permutations: Option<usize>,
     pub loom_max_branches: usize,
@@ -53,20 +59,35 @@ pub struct Bounds {
 impl Bounds {
     /// The defaults of a tier, ignoring the environment.
     pub fn defaults(tier: Tier) -> Bounds {
-        let deep = tier == Tier::Deep;
+        let pick = |quick, scope, deep| match tier {
+            Tier::Quick => quick,
+            Tier::Scope => scope,
+            Tier::Deep => deep,
+        };
         Bounds {
             tier,
-            loom_preemptions: Some(if deep { 4 } else { 3 }),
-            loom_max_duration: Some(Duration::from_secs(if deep { 3600 } else { 600 })),
+            loom_preemptions: Some(pick(3, 3, 4)),
+            loom_preemptions_set: false,
+            loom_max_duration: Some(Duration::from_secs(pick(600, 1800, 3600) as u64)),
             loom_max_permutations: None,
             loom_max_branches: 10_000,
-            shuttle_iterations: if deep { 200_000 } else { 10_000 },
+            shuttle_iterations: pick(10_000, 50_000, 200_000),
             pct_depth: 3,
             seed: 1,
         }
     }
 
     /// The defaults of a tier with the environment's overrides applied.
+    /// These bounds with the loom preemption bound a model asks for at this tier, unless the
+    /// environment set one.
+    pub fn for_model(&self, preemptions: impl Fn(Tier) -> Option<usize>) -> Bounds {
+        if self.loom_preemptions_set {
+            self.clone()
+        } else {
+            Bounds { loom_preemptions: preemptions(self.tier), ..self.clone() }
+        }
+    }
+
     pub fn from_env(tier: Tier) -> Result<Bounds, String> {
         Bounds::with_overrides(tier, |k| std::env::var(k).ok())
     }
@@ -85,6 +106,7 @@ impl Bounds {
             }
         };
         if let Some(v) = var("WBCHECK_LOOM_PREEMPTIONS") {
+            b.loom_preemptions_set = true;
             b.loom_preemptions = if v.trim() == "none" {
                 None
             } else {
@@ -109,6 +131,7 @@ impl Bounds {
         // loom's own variables win over ours, as loom's Builder would apply them.
         if let Some(v) = num("LOOM_MAX_PREEMPTIONS")? {
             b.loom_preemptions = Some(v as usize);
+            b.loom_preemptions_set = true;
         }
         if let Some(v) = num("LOOM_MAX_DURATION")? {
             b.loom_max_duration = Some(Duration::from_secs(v));

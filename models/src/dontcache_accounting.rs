@@ -153,8 +153,7 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
         }
         Role::PtlDirty(f) => {
             let (inode, folio) = folio(f);
-            let _ptl = inode.ptl.lock();
-            filemap_dirty_folio(ctx, inode, &folio, true);
+            wb_core::pte::zap_pte_range(ctx, &folio.pte, || filemap_dirty_folio(ctx, inode, &folio, true));
         }
         Role::Writeback(f) => {
             let (inode, folio) = folio(f);

@@ -4,74 +4,282 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
-use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
-use std::sync::Arc;
+use crate::scope::{canonical, permutations, renumber, set_partitions, RoleDecl, ScopeDecl};
+use std::sync::atomic::{AtomicI64, Ordering as Ghost};
+use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
+use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
 use wb_core::folio::Folio;
-use wb_core::inode::Inode;
+use wb_core::fs_writeback::__mark_inode_dirty;
+use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::{KickPin, KickRevision};
+use wb_core::revision::{KickPin, KickProtocol, KickRevision, RescuerRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
-use wb_core::wb::{Bdi, Wb, WorkStart, WB_START_DONTCACHE};
+use wb_core::wb::{Bdi, Wb, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 
 pub const NAME: &str = "dontcache-kick";
 pub const LOST_WAKEUP: &str = "lost-wakeup";
-const PROPERTIES: &[&str] = &[LOST_WAKEUP];
+pub const DIRTY_TRACKING: &str = "dirty-tracking";
+const PROPERTIES: &[&str] = &[LOST_WAKEUP, DIRTY_TRACKING];
+
+/// A role: one thread's kernel call sequence (each op once per operation of the thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Role {
+    /// An RWF_DONTCACHE write: dirty a DONTCACHE folio, then the kick.
+    Dontcache,
+    /// A write without RWF_DONTCACHE (or a write fault): dirty a folio; no kick.
+    Buffered,
+    /// `mark_inode_dirty_sync`: the inode dirtied without pages.
+    InodeDirtier,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Dontcache => "dontcache-writer",
+            Role::Buffered => "buffered-writer",
+            Role::InodeDirtier => "inode-dirtier",
+        }
+    }
+
+    const ALL: [Role; 3] = [Role::Dontcache, Role::Buffered, Role::InodeDirtier];
+}
+
+/// One thread of a configuration: its role, the inode it works on, and (for writers) which of
+/// that inode's folios it dirties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Thread {
+    pub role: Role,
+    pub inode: usize,
+    pub folio: usize,
+}
+
+/// One configuration of the scope: the threads besides the flusher, the inodes dirty at the
+/// start, and the kind of worker each loom flusher run is on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Setup {
+    pub threads: Vec<Thread>,
+    /// Per inode: dirty at the start (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on `b_dirty`).
+    pub dirty_at_start: Vec<bool>,
+    /// The flusher's runs under loom, each on a normal worker or on the rescuer.
+    pub runs: Vec<RunOn>,
+}
+
+impl Setup {
+    pub fn inodes(&self) -> usize {
+        self.dirty_at_start.len()
+    }
+
+    /// The folios of inode `i`: the writers' (indices as in [`Thread::folio`]), then the resident
+    /// dirty one if the inode starts dirty. Returns (DONTCACHE?, resident?) per folio.
+    pub fn folios_of(&self, i: usize) -> Vec<(bool, bool)> {
+        let n = self.threads.iter().filter(|t| t.inode == i && t.role != Role::InodeDirtier).map(|t| t.folio + 1).max();
+        let mut v: Vec<(bool, bool)> = (0..n.unwrap_or(0))
+            .map(|f| {
+                let dc = self.threads.iter().any(|t| t.inode == i && t.folio == f && t.role == Role::Dontcache);
+                (dc, false)
+            })
+            .collect();
+        if self.dirty_at_start[i] {
+            v.push((false, true));
+        }
+        v
+    }
+
+    pub fn label(&self) -> String {
+        let threads: Vec<String> = self
+            .threads
+            .iter()
+            .map(|t| match t.role {
+                Role::InodeDirtier => format!("{}(i{})", t.role.name(), t.inode),
+                _ => format!("{}(i{} f{})", t.role.name(), t.inode, t.folio),
+            })
+            .collect();
+        let dirty: Vec<String> =
+            self.dirty_at_start.iter().enumerate().filter(|(_, d)| **d).map(|(i, _)| format!("i{i}")).collect();
+        let start = if dirty.is_empty() {
+            "every inode clean, WB_has_dirty_io 0".to_string()
+        } else {
+            format!("{} dirty at start, WB_has_dirty_io 1", dirty.join(", "))
+        };
+        let mut label = format!("{}; {start}", threads.join(" + "));
+        if self.runs.contains(&RunOn::Rescuer) {
+            let runs: Vec<&str> =
+                self.runs.iter().map(|r| if *r == RunOn::Rescuer { "rescuer" } else { "worker" }).collect();
+            label += &format!("; flusher runs: {}", runs.join(", "));
+        }
+        label
+    }
+
+    /// The canonical form: the least relabelling over permutations of same-role threads, with
+    /// inodes and folios numbered by first use.
+    fn canonical_key(&self) -> (Vec<Thread>, Vec<bool>, Vec<RunOn>) {
+        permutations(self.threads.len())
+            .into_iter()
+            .filter(|p| p.iter().enumerate().all(|(i, &j)| self.threads[i].role == self.threads[j].role))
+            .map(|p| {
+                let threads: Vec<Thread> = p.iter().map(|&j| self.threads[j]).collect();
+                let inodes = renumber(&threads.iter().map(|t| t.inode).collect::<Vec<_>>());
+                let folio_keys: Vec<usize> = threads.iter().map(|t| t.inode * 64 + t.folio).collect();
+                let mut out = Vec::new();
+                for (k, t) in threads.iter().enumerate() {
+                    let inode = inodes[k];
+                    let same: Vec<usize> = (0..threads.len()).filter(|&m| threads[m].inode == t.inode).collect();
+                    let local = renumber(&same.iter().map(|&m| folio_keys[m]).collect::<Vec<_>>());
+                    let pos = same.iter().position(|&m| m == k).expect("k is on its inode");
+                    out.push(Thread { role: t.role, inode, folio: local[pos] });
+                }
+                let mut dirty = vec![false; self.inodes()];
+                for (k, t) in threads.iter().enumerate() {
+                    dirty[inodes[k]] = self.dirty_at_start[t.inode];
+                }
+                (out, dirty, self.runs.clone())
+            })
+            .min()
+            .expect("the identity permutation")
+    }
+}
+
+/// Every configuration with 1 to `max_threads` threads (at least one DONTCACHE writer), every
+/// way of placing them on inodes, every way for DONTCACHE writers on one inode to share folios,
+/// every inode clean or dirty at the start, and each flusher-run list in `flusher`; one per class
+/// of renamings.
+pub fn enumerate(max_threads: usize, flusher: &[Vec<RunOn>]) -> Vec<Setup> {
+    let mut all = Vec::new();
+    for n in 1..=max_threads {
+        for roles in role_multisets(n) {
+            for inodes in set_partitions(n) {
+                let nr_inodes = inodes.iter().max().map_or(0, |m| m + 1);
+                for folios in folio_choices(&roles, &inodes) {
+                    for dirty in 0..(1usize << nr_inodes) {
+                        for runs in flusher {
+                            let threads = (0..n)
+                                .map(|k| Thread { role: roles[k], inode: inodes[k], folio: folios[k] })
+                                .collect();
+                            let dirty_at_start = (0..nr_inodes).map(|i| dirty & (1 << i) != 0).collect();
+                            all.push(Setup { threads, dirty_at_start, runs: runs.clone() });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    canonical(all, Setup::canonical_key)
+}
+
+/// Sorted role lists of length `n` with at least one DONTCACHE writer.
+fn role_multisets(n: usize) -> Vec<Vec<Role>> {
+    fn go(n: usize, from: usize, cur: &mut Vec<Role>, out: &mut Vec<Vec<Role>>) {
+        if cur.len() == n {
+            if cur.contains(&Role::Dontcache) {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        for r in from..Role::ALL.len() {
+            cur.push(Role::ALL[r]);
+            go(n, r, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    go(n, 0, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Every folio assignment: on each inode, DONTCACHE writers partition their folios among
+/// themselves; every buffered writer has a folio of its own (a buffered write into a DONTCACHE
+/// folio is the lookup that clears PG_dropbehind: scenario dontcache-accounting).
+fn folio_choices(roles: &[Role], inodes: &[usize]) -> Vec<Vec<usize>> {
+    let dc: Vec<usize> = (0..roles.len()).filter(|&k| roles[k] == Role::Dontcache).collect();
+    let mut out = Vec::new();
+    for groups in set_partitions(dc.len()) {
+        // Writers in one group share a folio only if they are on one inode.
+        if dc.iter().enumerate().any(|(a, &ka)| {
+            dc.iter().enumerate().any(|(b, &kb)| groups[a] == groups[b] && inodes[ka] != inodes[kb])
+        }) {
+            continue;
+        }
+        let mut folio = vec![0; roles.len()];
+        for (a, &k) in dc.iter().enumerate() {
+            folio[k] = groups[a];
+        }
+        let mut next = groups.iter().max().map_or(0, |m| m + 1);
+        for (k, r) in roles.iter().enumerate() {
+            if *r == Role::Buffered {
+                folio[k] = next;
+                next += 1;
+            }
+        }
+        out.push(folio);
+    }
+    out
+}
 
 /// How the flusher runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flusher {
-    /// A fixed number of `wb_workfn` runs, each queued by `wb_wakeup` or standing for a timer
-    /// run (loom: no spin-waiting).
-    Passes(usize),
-    /// A worker that runs whenever a run is queued, until the writers are done and none is
-    /// queued (shuttle only: it learns about the writers through an extra atomic).
-    Worker,
+    /// The configuration's runs, each queued by `wb_wakeup` or standing for a timer run (loom:
+    /// no spin-waiting).
+    Passes,
+    /// A worker that runs whenever a run is queued, until the other threads are done and none is
+    /// queued (shuttle only: it learns about them through an extra atomic). With `rescuer`, each
+    /// run is on the rescuer with probability 1/2.
+    Worker { rescuer: bool },
 }
 
-/// The size of one model.
+/// The size of the models of one checker and tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KickConfig {
-    pub writers: usize,
-    pub ops_per_writer: usize,
-    pub pages_per_folio: u32,
+pub struct KickBounds {
+    pub max_threads: usize,
+    pub ops: usize,
     pub nr_cpus: usize,
-    /// The percpu batch of `wb_stat_mod` (the kernel's WB_STAT_BATCH is 16 for 2 CPUs).
+    /// The percpu batch of `wb_stat_mod` (the kernel's WB_STAT_BATCH is 16 for 2 CPUs; a small
+    /// one makes the second add on a CPU take the locked fold).
     pub batch: i32,
     pub flusher: Flusher,
 }
 
-impl KickConfig {
-    /// The loom size. The deep tier keeps it and raises the preemption bound (3 to 4, from
-    /// [`Bounds`]): 3 writers at bound 3 did not finish one placement in 200 s (8.8 million
-    /// executions over three placements in 10 minutes); at bound 2 they took 10 s.
-    pub fn loom(_tier: Tier) -> KickConfig {
-        KickConfig {
-            writers: 2,
-            ops_per_writer: 1,
-            pages_per_folio: 1,
-            nr_cpus: 2,
-            batch: 2,
-            flusher: Flusher::Passes(2),
+/// Which scenario a kick model belongs to: the kick revisions, or the rescuer ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KickVariant {
+    Kick(KickRevision),
+    Rescuer(RescuerRevision),
+}
+
+impl KickVariant {
+    pub fn protocol(self) -> KickProtocol {
+        match self {
+            KickVariant::Kick(r) => r.protocol(),
+            KickVariant::Rescuer(r) => r.protocol(),
         }
-    }
-
-    pub fn shuttle(_tier: Tier) -> KickConfig {
-        KickConfig { writers: 4, ops_per_writer: 3, pages_per_folio: 1, nr_cpus: 2, batch: 4, flusher: Flusher::Worker }
-    }
-
-    pub fn total_pages(&self) -> i64 {
-        (self.writers * self.ops_per_writer) as i64 * i64::from(self.pages_per_folio)
     }
 }
 
-/// One scenario instance: a revision at a size.
-#[derive(Debug, Clone, Copy)]
+/// One scenario instance: a revision, the configurations it runs, and their size.
+#[derive(Debug, Clone)]
 pub struct KickModel {
-    pub revision: KickRevision,
-    pub config: KickConfig,
+    pub variant: KickVariant,
+    /// loom: exactly one (each configuration is a loom variant); shuttle: every configuration
+    /// of the scope, one drawn per execution.
+    pub setups: Arc<Vec<Setup>>,
+    pub bounds: KickBounds,
+}
+
+/// What the flusher's consumes read, for the property (ghost state).
+#[derive(Debug, Default)]
+struct Consumed {
+    /// The budget read by the last consume that cleared the bit, and the DONTCACHE pages the
+    /// flusher had counted out before it (the flusher is the only cleaner here).
+    last: Option<(i64, i64)>,
+}
+
+impl KickModel {
+    fn setup<P: Platform>(&self) -> &Setup {
+        let n = self.setups.len();
+        &self.setups[if n == 1 { 0 } else { P::choose(n) % n }]
+    }
 }
 
 impl Model for KickModel {
@@ -80,54 +288,89 @@ impl Model for KickModel {
     }
 
     fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
-        let cfg = self.config;
-        let rev = self.revision;
-        // The root wb of one bdi; RCU state for the writers and the flusher.
-        let bdi = Arc::new(Bdi::<P>::new(0, cfg.nr_cpus, cfg.batch, cfg.writers + 1));
-        let writers_done = Arc::new(P::AtomicUsize::new(0));
-        // Ghost state (not kernel state): what the last consume that cleared the bit read.
-        let last_consumed = Arc::new(AtomicI64::new(0));
-
-        let mut handles = Vec::with_capacity(cfg.writers + 1);
-        for (w, &plan) in plans.iter().enumerate().take(cfg.writers) {
-            let (bdi, trace, done) = (bdi.clone(), trace.clone(), writers_done.clone());
-            handles.push(P::spawn(move || {
-                let ctx = Ctx::<P>::new(trace, WRITER_NAMES[w], plan);
-                let folios: Vec<_> = (0..cfg.ops_per_writer)
-                    .map(|op| Arc::new(Folio::new(op as u64, cfg.pages_per_folio, true)))
+        let b = self.bounds;
+        let proto = self.variant.protocol();
+        let setup = self.setup::<P>().clone();
+        if self.setups.len() > 1 {
+            trace.set_configuration(setup.label());
+        }
+        let bdi = Arc::new(Bdi::<P>::new(0, b.nr_cpus, b.batch, setup.threads.len() + 2));
+        let inodes: Vec<Arc<Inode<P>>> = (0..setup.inodes())
+            .map(|i| {
+                let folios = setup
+                    .folios_of(i)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(f, (dc, _))| Arc::new(Folio::new((i * 8 + f) as u64, 1, dc)))
                     .collect();
-                let inode = Inode::new(w as u32, bdi, 0, true, folios);
-                for folio in &inode.folios {
-                    filemap_dirty_folio(&ctx, &inode, folio, rev.writer_smp_mb());
-                    filemap_dontcache_kick_writeback(&ctx, &inode, rev.kick(), KickPin::GetWakePut);
+                Arc::new(Inode::new(i as u32, bdi.clone(), 0, true, folios))
+            })
+            .collect();
+        {
+            let ctx = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
+            for (i, inode) in inodes.iter().enumerate() {
+                if setup.dirty_at_start[i] {
+                    let resident = inode.folios.last().expect("a dirty inode has its resident folio");
+                    filemap_dirty_folio(&ctx, inode, resident, true);
                 }
-                if cfg.flusher == Flusher::Worker {
-                    done.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        // Ghost: DONTCACHE pages the writers counted in; the flusher's last consume.
+        let added = Arc::new(AtomicI64::new(0));
+        let consumed = Arc::new(Mutex::new(Consumed::default()));
+        let busy = Arc::new(P::AtomicUsize::new(0));
+
+        let mut handles = Vec::with_capacity(setup.threads.len() + 1);
+        for (k, (&thread, &plan)) in setup.threads.iter().zip(plans).enumerate() {
+            let (inode, trace, added, busy) = (inodes[thread.inode].clone(), trace.clone(), added.clone(), busy.clone());
+            handles.push(P::spawn(move || {
+                let ctx = Ctx::<P>::new(trace, &format!("{}{k}", thread.role.name()), plan);
+                for _ in 0..b.ops {
+                    match thread.role {
+                        Role::Dontcache => {
+                            let folio = &inode.folios[thread.folio];
+                            if filemap_dirty_folio(&ctx, &inode, folio, proto.writer_smp_mb) {
+                                added.fetch_add(folio.nr_pages(), Ghost::Relaxed);
+                            }
+                            filemap_dontcache_kick_writeback(&ctx, &inode, &proto, KickPin::GetWakePut);
+                        }
+                        Role::Buffered => {
+                            filemap_dirty_folio(&ctx, &inode, &inode.folios[thread.folio], proto.writer_smp_mb);
+                        }
+                        Role::InodeDirtier => __mark_inode_dirty(&ctx, &inode, 1 << I_DIRTY_SYNC, proto.writer_smp_mb),
+                    }
+                }
+                if matches!(b.flusher, Flusher::Worker { .. }) {
+                    busy.fetch_add(1, Ordering::SeqCst);
                 }
             }));
         }
         {
-            let (bdi, trace, done, last) = (bdi.clone(), trace.clone(), writers_done.clone(), last_consumed.clone());
-            let plan = plans[cfg.writers];
+            let (bdi, trace, busy, consumed, inodes) =
+                (bdi.clone(), trace.clone(), busy.clone(), consumed.clone(), inodes.clone());
+            let plan = plans[setup.threads.len()];
+            let (runs, threads) = (setup.runs.clone(), setup.threads.len());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "flusher", plan);
                 let wb = bdi.wb(0);
-                // No inodes for wb_writeback: writeback does not change the counter here.
-                let pass = |ctx: &Ctx<P>, start: WorkStart| {
-                    let run = wb_workfn(ctx, wb, rev.consume(), &[], start);
+                let refs: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
+                let pass = |ctx: &Ctx<P>, start: WorkStart, on: RunOn| {
+                    let removed_before = wb.dontcache_removed();
+                    let run = wb_workfn(ctx, wb, &proto, &refs, start, on);
                     if let Some(nr) = run.and_then(|r| r.consumed) {
-                        last.store(nr, StdOrdering::Relaxed);
+                        consumed.lock().unwrap_or_else(|e| e.into_inner()).last = Some((nr, removed_before));
                     }
                     run.is_some()
                 };
-                match cfg.flusher {
-                    Flusher::Passes(n) => (0..n).for_each(|_| {
-                        pass(&ctx, WorkStart::Periodic);
+                match b.flusher {
+                    Flusher::Passes => runs.iter().for_each(|&on| {
+                        pass(&ctx, WorkStart::Periodic, on);
                     }),
-                    Flusher::Worker => loop {
-                        if pass(&ctx, WorkStart::Queued) {
+                    Flusher::Worker { rescuer } => loop {
+                        let on = if rescuer && P::choose(2) == 1 { RunOn::Rescuer } else { RunOn::Worker };
+                        if pass(&ctx, WorkStart::Queued, on) {
                             continue;
-                        } else if done.load(Ordering::SeqCst) == cfg.writers && !wb.run_pending() {
+                        } else if busy.load(Ordering::SeqCst) == threads && !wb.run_pending() {
                             break;
                         } else {
                             P::yield_now();
@@ -138,30 +381,57 @@ impl Model for KickModel {
         }
         handles.into_iter().for_each(P::join);
 
-        check_lost_wakeup(bdi.wb(0), last_consumed.load(StdOrdering::Relaxed), cfg.total_pages())
+        let wb = bdi.wb(0);
+        let last = consumed.lock().unwrap_or_else(|e| e.into_inner()).last;
+        let mut v = Vec::new();
+        if let Some(message) = lost_wakeup(wb, added.load(Ghost::Relaxed), last) {
+            v.push(Violation { property: LOST_WAKEUP, message });
+        }
+        if let Some(message) = dirty_tracking(wb, &inodes) {
+            v.push(Violation { property: DIRTY_TRACKING, message });
+        }
+        v
     }
 
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
-        let n = self.config.writers;
+        let setup = &self.setups[0];
         let flusher = CpuPlan::Fixed(0);
-        let same: Vec<CpuPlan> = (0..n).map(|_| CpuPlan::Fixed(0)).chain([flusher]).collect();
-        let spread: Vec<CpuPlan> = (0..n).map(|w| CpuPlan::Fixed(w % 2)).chain([flusher]).collect();
-        let mut migrating = spread.clone();
-        migrating[0] = CpuPlan::Migrate { from: 0, to: 1 };
-        vec![spread, migrating, same]
+        let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
+        let base: Vec<CpuPlan> = setup.threads.iter().map(|_| CpuPlan::Fixed(0)).chain([flusher]).collect();
+        if dc.len() < 2 {
+            // One adder: its CPU changes nothing the others can see (the sum reads every slot).
+            return vec![base];
+        }
+        // Two adders: on one CPU (the second add folds) and on two (up to renaming CPUs). No
+        // migration: `folio_account_dirtied` adds with IRQs off under the i_pages xa_lock.
+        let mut spread = base.clone();
+        spread[dc[1]] = CpuPlan::Fixed(1);
+        vec![spread, base]
+    }
+
+    fn loom_variants(&self) -> Vec<Self> {
+        self.setups.iter().map(|s| KickModel { setups: Arc::new(vec![s.clone()]), ..self.clone() }).collect()
     }
 
     fn shuttle_placement(&self) -> Vec<CpuPlan> {
-        let drawn = CpuPlan::Drawn { nr_cpus: self.config.nr_cpus };
-        (0..self.config.writers).map(|_| drawn).chain([CpuPlan::Fixed(0)]).collect()
+        let drawn = CpuPlan::Drawn { nr_cpus: self.bounds.nr_cpus };
+        let max = self.setups.iter().map(|s| s.threads.len()).max().unwrap_or(0);
+        // Threads beyond a drawn configuration's are not spawned; the flusher is last.
+        let mut plans: Vec<CpuPlan> = (0..max).map(|_| drawn).collect();
+        plans.push(CpuPlan::Fixed(0));
+        plans
     }
 
     fn placement_label(&self, plans: &[CpuPlan]) -> String {
+        if self.setups.len() > 1 {
+            return "writers drawn from the CPUs, flusher cpu0".into();
+        }
+        let setup = &self.setups[0];
         plans
             .iter()
             .enumerate()
-            .map(|(i, p)| {
-                let who = if i < self.config.writers { WRITER_NAMES[i] } else { "flusher" };
+            .map(|(k, p)| {
+                let who = setup.threads.get(k).map_or("flusher".to_string(), |t| format!("{}{k}", t.role.name()));
                 format!("{who} {}", p.describe())
             })
             .collect::<Vec<_>>()
@@ -169,43 +439,163 @@ impl Model for KickModel {
     }
 
     fn size(&self) -> Vec<(String, u64)> {
-        let c = self.config;
+        let b = self.bounds;
         let mut v = vec![
-            ("writers".to_string(), c.writers as u64),
-            ("ops_per_writer".to_string(), c.ops_per_writer as u64),
-            ("pages_per_folio".to_string(), u64::from(c.pages_per_folio)),
-            ("cpus".to_string(), c.nr_cpus as u64),
-            ("batch".to_string(), c.batch as u64),
+            ("max_threads".to_string(), b.max_threads as u64),
+            ("ops_per_thread".to_string(), b.ops as u64),
+            ("cpus".to_string(), b.nr_cpus as u64),
+            ("batch".to_string(), b.batch as u64),
         ];
-        if let Flusher::Passes(n) = c.flusher {
-            v.push(("flusher_passes".to_string(), n as u64));
+        if b.flusher == Flusher::Passes {
+            v.push(("flusher_runs".to_string(), self.setups[0].runs.len() as u64));
         }
         v
     }
+
+    fn configurations(&self) -> u64 {
+        self.setups.len() as u64
+    }
+
+    /// The whole scope at bound 1 (quick), 2 (scope), 3 (deep): see the header for the cost.
+    fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
+        Some(match tier {
+            Tier::Quick => 1,
+            Tier::Scope => 2,
+            Tier::Deep => 3,
+        })
+    }
+
+    fn configuration(&self) -> String {
+        if self.setups.len() == 1 {
+            self.setups[0].label()
+        } else {
+            String::new()
+        }
+    }
 }
 
-const WRITER_NAMES: [&str; 8] =
-    ["writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7"];
-
-/// The `lost-wakeup` property at quiescence.
-fn check_lost_wakeup<P: Platform>(wb: &Wb<P>, last_consumed: i64, total: i64) -> Vec<Violation> {
-    let message = if wb.state.test_bit(WB_START_DONTCACHE) {
-        if wb.run_pending() {
-            return Vec::new();
-        }
-        format!(
-            "WB_start_dontcache is set at the end but no flusher run is queued: {total} dirty DONTCACHE pages wait for periodic writeback"
-        )
-    } else {
-        if last_consumed == total {
-            return Vec::new();
-        }
-        format!(
-            "WB_start_dontcache is clear at the end and no run is coming, but the last consume that cleared it read {last_consumed} pages; the writers dirtied {total}: {} pages wait for periodic writeback",
-            total - last_consumed
-        )
+/// `lost-wakeup` at quiescence. Let R be the DONTCACHE pages still counted. If R > 0, the
+/// expedition must still be coming (WB_start_dontcache set and a run queued), or the last consume
+/// that cleared the bit must have read every page the writers counted in minus those the flusher
+/// had counted out before it (the budget is not tied to which pages the work writes: the kick
+/// asks for "as many pages as there are dontcache pages", written from the oldest inodes).
+fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, last: Option<(i64, i64)>) -> Option<String> {
+    let remaining = wb.stat(WbStatItem::DontcacheDirty).raw_total();
+    let bit = wb.state.test_bit(WB_START_DONTCACHE);
+    if remaining <= 0 || (bit && wb.run_pending()) {
+        return None;
+    }
+    let (budget, removed) = last.unwrap_or((0, 0));
+    let owed = added - removed;
+    if budget >= owed {
+        return None;
+    }
+    let consumes = match last {
+        Some(_) => format!("the last consume that cleared it read {budget} page(s) when {owed} were counted"),
+        None => "no consume ever cleared it".to_string(),
     };
-    vec![Violation { property: LOST_WAKEUP, message }]
+    Some(format!(
+        "{remaining} dirty DONTCACHE page(s) remain with WB_start_dontcache {} and {}; {consumes}: they wait for periodic writeback",
+        bit as u8,
+        if wb.run_pending() { "a run queued" } else { "no run queued" },
+    ))
+}
+
+/// `dirty-tracking` at quiescence: every inode with a DIRTY-marked folio has I_DIRTY_PAGES and
+/// is on its wb's I/O lists, and WB_has_dirty_io is set exactly when those lists are not empty
+/// (what the kick's `wb_has_dirty_io` test and the flusher's list walk rely on).
+fn dirty_tracking<P: Platform>(wb: &Wb<P>, inodes: &[Arc<Inode<P>>]) -> Option<String> {
+    let mut wrong = Vec::new();
+    for inode in inodes {
+        if inode.mapping_tagged_dirty() && (!inode.i_state.test_bit(I_DIRTY_PAGES) || inode.io_list() == IoList::None) {
+            wrong.push(format!(
+                "inode {} has dirty pages but I_DIRTY_PAGES {} and it is on {}: no writeback will find it",
+                inode.ino,
+                inode.i_state.test_bit(I_DIRTY_PAGES) as u8,
+                inode.io_list().name()
+            ));
+        }
+    }
+    let listed = wb.nr_io_inodes() > 0;
+    if wb.state.test_bit(WB_HAS_DIRTY_IO) != listed {
+        wrong.push(format!(
+            "WB_has_dirty_io is {} but {} inode(s) are on the I/O lists",
+            wb.state.test_bit(WB_HAS_DIRTY_IO) as u8,
+            wb.nr_io_inodes()
+        ));
+    }
+    (!wrong.is_empty()).then(|| wrong.join("; "))
+}
+
+/// The configurations loom runs for dontcache-kick: up to two threads, two worker runs.
+pub fn kick_scope() -> Vec<Setup> {
+    enumerate(2, &[vec![RunOn::Worker, RunOn::Worker]])
+}
+
+/// The configurations of kick-rescuer: DONTCACHE writers only, at least one rescuer run.
+pub fn rescuer_scope() -> Vec<Setup> {
+    let runs = [
+        vec![RunOn::Rescuer, RunOn::Worker],
+        vec![RunOn::Worker, RunOn::Rescuer],
+        vec![RunOn::Rescuer, RunOn::Rescuer],
+    ];
+    enumerate(2, &runs)
+        .into_iter()
+        .filter(|s| s.threads.iter().all(|t| t.role == Role::Dontcache) && s.dirty_at_start.iter().all(|d| !d))
+        .collect()
+}
+
+/// The bounds of dontcache-kick per checker. loom: the whole scope (see the header). shuttle:
+/// up to three threads with two operations each, a worker flusher, configurations drawn.
+pub fn kick_bounds(checker: Checker, rescuer: bool) -> KickBounds {
+    match checker {
+        Checker::Loom => KickBounds { max_threads: 2, ops: 1, nr_cpus: 2, batch: 2, flusher: Flusher::Passes },
+        _ => KickBounds { max_threads: 3, ops: 2, nr_cpus: 2, batch: 4, flusher: Flusher::Worker { rescuer } },
+    }
+}
+
+/// The shuttle scope: up to three threads (their configurations drawn per execution).
+pub fn shuttle_kick_scope() -> Vec<Setup> {
+    enumerate(3, &[vec![RunOn::Worker, RunOn::Worker]])
+}
+
+pub fn kick_model(revision: KickRevision, checker: Checker, _tier: Tier) -> KickModel {
+    let setups = if checker == Checker::Loom { kick_scope() } else { shuttle_kick_scope() };
+    KickModel { variant: KickVariant::Kick(revision), setups: Arc::new(setups), bounds: kick_bounds(checker, false) }
+}
+
+/// The declared scope of dontcache-kick.
+pub fn kick_scope_decl() -> ScopeDecl {
+    ScopeDecl {
+        roles: vec![
+            RoleDecl {
+                name: "dontcache-writer",
+                runs: "filemap_dirty_folio (a DONTCACHE folio) then filemap_dontcache_kick_writeback",
+                callers: "generic_perform_write / iomap_file_buffered_write with IOCB_DONTCACHE (ext4, xfs, btrfs ...), then generic_write_sync",
+            },
+            RoleDecl {
+                name: "buffered-writer",
+                runs: "filemap_dirty_folio (a folio without PG_dropbehind); no kick",
+                callers: "buffered writes without RWF_DONTCACHE; write faults on a shared mapping (fault_dirty_shared_page -> folio_mark_dirty)",
+            },
+            RoleDecl {
+                name: "inode-dirtier",
+                runs: "__mark_inode_dirty(I_DIRTY_SYNC)",
+                callers: "file_update_time / generic_update_time (write and fault paths, including a writer without ->page_mkwrite), notify_change (chmod, utimes), xattr updates",
+            },
+            RoleDecl {
+                name: "flusher",
+                runs: "wb_workfn: process_one_work, wb_check_start_dontcache (test_and_clear_bit, wb_stat_sum, wb_writeback of the wb's inodes: do_writepages, __writeback_single_inode, requeue_inode, list depopulation)",
+                callers: "bdi_wq's work item wb->dwork: queued by wb_wakeup or by the timer (wb_wakeup_delayed); exactly one per wb, never two at once",
+            },
+        ],
+        counts: "one flusher; loom: 1 or 2 other threads, one operation each, at least one dontcache-writer; shuttle: 1 to 3 other threads, two operations each",
+        sharing: "one bdi, its root wb; threads on one inode or on different ones (every partition); dontcache-writers on one inode may write one folio or different ones; a buffered-writer's folio is its own",
+        initial: "each inode clean, or dirty (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on b_dirty); WB_has_dirty_io set exactly when an inode is dirty; WB_start_dontcache clear with nothing queued (a set bit with its run queued is the state a finished dontcache-writer leaves, which the configurations with one more writer reach)",
+        excluded: "the flusher on the workqueue's rescuer (scenario kick-rescuer); cgroup wb switches (scenario wb-pin); a buffered write into a DONTCACHE folio (the lookup that clears PG_dropbehind: scenario dontcache-accounting); lazytime (I_DIRTY_TIME) and other tasks holding I_SYNC",
+        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run), CPU placements: one for a single dontcache-writer, three for two (one CPU, two CPUs, the first migrating); preemption bound 2 (quick), 3 (scope), 4 (deep). shuttle: the configuration drawn per execution, CPUs drawn, batch 4, a worker flusher; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls, up to 2 other threads with two operations each and three flusher runs",
+        configurations: kick_scope().iter().map(Setup::label).collect(),
+    }
 }
 
 /// The registry entry.
@@ -216,20 +606,17 @@ fn expected(rev: KickRevision) -> [&'static [&'static str]; 4] {
     const P: &[&str] = &[];
     // loom, shuttle-pct, shuttle-random, oracle
     match rev {
-        KickRevision::V7 | KickRevision::V7Posted | KickRevision::V7NoMb => [P, P, P, P],
-        KickRevision::V7PostedNoMb => [F, P, P, P],
+        KickRevision::V7 | KickRevision::V7Posted | KickRevision::V7NoMb | KickRevision::V7PostedNoMb => [F, F, F, P],
         KickRevision::V5LateClear => [F, F, F, P],
         KickRevision::V5ApproxRead => [F, F, F, F],
+        KickRevision::V7FixKick | KickRevision::V7FixKickPosted | KickRevision::V7FixKickNoMb => [P, P, P, P],
+        KickRevision::V7FixKickPostedNoMb => [F, P, P, P],
     }
 }
 
 impl DontcacheKick {
     pub fn model_for(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
-        let config = match checker {
-            Checker::Loom => KickConfig::loom(tier),
-            _ => KickConfig::shuttle(tier),
-        };
-        KickModel { revision, config }
+        kick_model(revision, checker, tier)
     }
 }
 
@@ -241,10 +628,16 @@ impl ModelScenario for DontcacheKick {
             name: NAME,
             summary: "can the RWF_DONTCACHE flusher kick lose a wakeup? (seed 002 patch 3)",
             header: include_str!("dontcache_kick.md"),
-            properties: &[(
-                LOST_WAKEUP,
-                "at the end: WB_start_dontcache set => a flusher run is queued; clear => the last consume that cleared it read every dirtied page",
-            )],
+            properties: &[
+                (
+                    LOST_WAKEUP,
+                    "at the end, dirty DONTCACHE pages remaining => WB_start_dontcache set with a run queued, or the last consume that cleared it read every page counted in and not yet counted out",
+                ),
+                (
+                    DIRTY_TRACKING,
+                    "at the end every inode with dirty pages has I_DIRTY_PAGES and is on its wb's I/O lists, and WB_has_dirty_io is set exactly when the lists are not empty",
+                ),
+            ],
             revisions: revision_infos(expected),
         }
     }

@@ -52,7 +52,7 @@ fn predicted(rev: KickRevision) -> (&'static str, &'static str) {
 fn dontcache_kick_test(rev: KickRevision) -> String {
     let (result, loom) = predicted(rev);
     let name = rev.name();
-    let barrier = if rev.writer_smp_mb() {
+    let barrier = if rev.protocol().writer_smp_mb {
         "__mark_inode_dirty begins with smp_mb()"
     } else {
         "(mutant) __mark_inode_dirty has no smp_mb()"
@@ -80,10 +80,10 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
     t.push_str(" *)\n\n{\n\tstart=1;\n}\n\n");
     // P0: the writer.
     let mut p0 = vec!["\tWRITE_ONCE(*slot, 1);\t\t/* percpu_counter_add_batch: this CPU's slot */".to_string()];
-    if rev.writer_smp_mb() {
+    if rev.protocol().writer_smp_mb {
         p0.push("\tsmp_mb();\t\t\t/* __mark_inode_dirty */".into());
     }
-    let regs0 = match rev.kick() {
+    let regs0 = match rev.protocol().kick {
         Kick::Fold => {
             p0.push("\tr1 = xchg(start, 1);\t\t/* !test_and_set_bit(WB_start_dontcache) */".into());
             "\tint r1;\n"
@@ -99,7 +99,7 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
     };
     let _ = write!(t, "P0(int *slot, int *start)\n{{\n{regs0}\n{}\n}}\n\n", p0.join("\n"));
     // P1: the flusher's consume.
-    let p1: &[&str] = match rev.consume() {
+    let p1: &[&str] = match rev.protocol().consume {
         Consume::ClearThenSum => &[
             "\tr2 = xchg(start, 0);\t\t/* test_and_clear_bit(WB_start_dontcache) */",
             "\tr3 = READ_ONCE(*slot);\t\t/* wb_stat_sum: percpu_counter_sum reads the slot */",
@@ -115,7 +115,7 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
         ],
     };
     let params =
-        if rev.consume() == Consume::ClearThenApproxRead { "int *count, int *start" } else { "int *slot, int *start" };
+        if rev.protocol().consume == Consume::ClearThenApproxRead { "int *count, int *start" } else { "int *slot, int *start" };
     let _ = write!(t, "P1({params})\n{{\n\tint r2;\n\tint r3;\n\n{}\n}}\n\n", p1.join("\n"));
     t.push_str("exists (0:r1=1 /\\ 1:r2=1 /\\ 1:r3=0)\n");
     t

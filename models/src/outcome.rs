@@ -50,6 +50,9 @@ pub struct Counterexample {
     pub message: String,
     /// The CPU placement of the execution (loom enumerates placements outside the model).
     pub placement: String,
+    /// The configuration of the scenario's scope the execution ran (empty for a scenario with
+    /// one configuration).
+    pub configuration: String,
     pub steps: Vec<Step>,
     /// A handle `wbcheck replay` accepts, where the checker has one.
     pub replay: Option<String>,
@@ -64,6 +67,8 @@ pub struct Counterexample {
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub executions: u64,
+    /// How many configurations of the scenario's scope the run covered.
+    pub configurations: u64,
     pub millis: u64,
     /// The search was cut short (time or iteration limit) before it finished.
     pub bounded: bool,
@@ -84,7 +89,16 @@ pub struct FirstFound {
 impl Counterexample {
     /// A counterexample of a sequential checker (the oracle): no replay handle, no search position.
     pub fn sequential(property: &'static str, message: String, placement: String, steps: Vec<Step>) -> Self {
-        Counterexample { property, message, placement, steps, replay: None, found: None, min_preemptions: None }
+        Counterexample {
+            property,
+            message,
+            placement,
+            configuration: String::new(),
+            steps,
+            replay: None,
+            found: None,
+            min_preemptions: None,
+        }
     }
 }
 

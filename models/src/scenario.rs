@@ -41,6 +41,7 @@ macro_rules! revision_enums {
 
 revision_enums!(
     wb_core::revision::KickRevision,
+    wb_core::revision::RescuerRevision,
     wb_core::revision::PinRevision,
     wb_core::revision::AccountingRevision,
     wb_core::revision::PercpuRevision,
@@ -147,6 +148,7 @@ impl<S: ModelScenario> Scenario for S {
 pub fn scenarios() -> Vec<&'static dyn Scenario> {
     vec![
         &crate::dontcache_kick::DontcacheKick,
+        &crate::kick_rescuer::KickRescuer,
         &crate::wb_pin::WbPin,
         &crate::dontcache_accounting::DontcacheAccounting,
         &crate::percpu_counter::PercpuCounterScenario,

@@ -7,12 +7,12 @@ use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInf
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx, IRQ_ENABLED_UNDER_LOCK};
-use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn};
+use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
 use wb_core::folio::Folio;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::Inode;
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::{Consume, Kick, PinRevision};
+use wb_core::revision::{KickProtocol, PinRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{
@@ -73,7 +73,7 @@ const WRITER_NAMES: [&str; 8] =
 fn kworker_pass<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, last: &[AtomicI64; 3]) {
     for id in [OLD_WB, NEW_WB] {
         let wb = inode.bdi.wb(id);
-        let run = wb_workfn(ctx, wb, Consume::ClearThenSum, &[inode], WorkStart::Queued);
+        let run = wb_workfn(ctx, wb, &KickProtocol::V7, &[inode], WorkStart::Queued, RunOn::Worker);
         if let Some(nr) = run.and_then(|r| r.consumed) {
             last[wb.id].store(nr, StdOrdering::Relaxed);
         }
@@ -105,7 +105,7 @@ impl Model for PinModel {
                 for op in 0..cfg.ops_per_writer {
                     let folio = &inode.folios[w * cfg.ops_per_writer + op];
                     filemap_dirty_folio(&ctx, &inode, folio, true);
-                    filemap_dontcache_kick_writeback(&ctx, &inode, Kick::Fold, rev.pin());
+                    filemap_dontcache_kick_writeback(&ctx, &inode, &KickProtocol::V7, rev.pin());
                 }
                 if cfg.kworker == Kworker::Worker {
                     done.fetch_add(1, Ordering::SeqCst);

@@ -31,6 +31,7 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     minimise_preemptions(model, bounds, &mut outcome);
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = loom_bounds(model, bounds);
+    outcome.configurations = model.configurations();
     outcome
 }
 
@@ -233,7 +234,13 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
             let violations = m.execute::<Loom>(&trace, &plans);
             if n == target {
                 *r.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(Replayed { placement: label.clone(), steps: trace.steps(), violations, schedule: h.encode() });
+                    Some(Replayed {
+                        placement: label.clone(),
+                        configuration: m.configuration(),
+                        steps: trace.steps(),
+                        violations,
+                        schedule: h.encode(),
+                    });
                 std::panic::panic_any(StopExploring);
             }
         })

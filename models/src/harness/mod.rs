@@ -49,13 +49,32 @@ pub trait Model: Clone + Send + Sync + 'static {
 
     /// Model size parameters for the JSON `bounds` (threads, operations, batch ...).
     fn size(&self) -> Vec<(String, u64)>;
+
+    /// The loom preemption bound at `tier` (the environment's, if set, wins): the tier defaults
+    /// unless a scenario states its own.
+    fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
+        Bounds::defaults(tier).loom_preemptions
+    }
+
+    /// How many configurations of the scenario's declared scope this model covers: loom runs
+    /// each of [`Model::loom_variants`]; a shuttle model that draws its configuration per
+    /// execution reports how many it draws from.
+    fn configurations(&self) -> u64 {
+        self.loom_variants().len() as u64
+    }
+
+    /// The configuration this model runs (a loom variant's), for counterexamples; a model that
+    /// draws its configuration names it in the trace instead ([`Trace::set_configuration`]).
+    fn configuration(&self) -> String {
+        String::new()
+    }
 }
 
 /// Run `model` under `checker` (loom or a shuttle checker; the oracle checker lives in
 /// wb-checks).
 pub fn run<M: Model>(model: &M, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
     match checker {
-        Checker::Loom => Ok(run_loom(model, bounds)),
+        Checker::Loom => Ok(run_loom(model, &bounds.for_model(|t| model.loom_preemptions(t)))),
         Checker::ShuttlePct => Ok(run_shuttle(model, ShuttleKind::Pct, bounds)),
         Checker::ShuttleRandom => Ok(run_shuttle(model, ShuttleKind::Random, bounds)),
         Checker::Oracle => Err("the oracle checker is run by wb-checks".into()),
@@ -138,7 +157,7 @@ impl Collector {
     /// kept one by a later execution with a shorter trace (a loom counterexample is shortened by
     /// the search at smaller preemption bounds instead). Returns the indices kept or replaced,
     /// whose replay string the shuttle harness attaches when the execution ends.
-    fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str) -> Vec<usize> {
+    fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str, configuration: &str) -> Vec<usize> {
         let mut kept = Vec::new();
         let mut steps = None;
         for v in violations {
@@ -148,6 +167,7 @@ impl Collector {
                     cx.steps = steps.get_or_insert_with(|| trace.steps()).clone();
                     cx.message = v.message;
                     cx.placement = placement.to_owned();
+                    cx.configuration = configuration.to_owned();
                     cx.replay = None;
                     kept.push(i);
                 }
@@ -158,6 +178,7 @@ impl Collector {
                 property: v.property,
                 message: v.message,
                 placement: placement.to_owned(),
+                configuration: configuration.to_owned(),
                 steps,
                 replay: self.loom_run.as_ref().map(|r| {
                     LoomHandle {
@@ -188,7 +209,8 @@ impl Collector {
     fn record_panic(&mut self, message: String) -> Option<usize> {
         let (trace, placement) = self.current.take()?;
         let v = Violation { property: CHECKER_ERROR, message };
-        self.record(vec![v], &trace, &placement).pop()
+        let configuration = trace.configuration().unwrap_or_default();
+        self.record(vec![v], &trace, &placement, &configuration).pop()
     }
 }
 
@@ -223,7 +245,8 @@ fn execute_and_record<M: Model, P: Platform>(
     if violations.is_empty() {
         return Vec::new();
     }
-    let kept = c.record(violations, &trace, placement);
+    let configuration = trace.configuration().unwrap_or_else(|| model.configuration());
+    let kept = c.record(violations, &trace, placement, &configuration);
     if stop == Stop::Panic && c.all_violated() {
         drop(c);
         std::panic::panic_any(StopExploring);

@@ -132,6 +132,7 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     // finish its iterations.
     c.outcome.bounded = !finished;
     c.outcome.bounds = model.size();
+    c.outcome.configurations = model.configurations();
     c.outcome.bounds.push(("iterations".into(), bounds.shuttle_iterations as u64));
     c.outcome.bounds.push(("pct_depth".into(), bounds.pct_depth as u64));
     c.outcome.bounds.push(("seed".into(), bounds.seed));
@@ -271,6 +272,8 @@ impl Scheduler for Replaying {
 #[derive(Debug, Clone)]
 pub struct Replayed {
     pub placement: String,
+    /// The configuration of the scenario's scope the execution ran.
+    pub configuration: String,
     pub steps: Vec<Step>,
     pub violations: Vec<Violation>,
     /// The execution's decisions as a replay string (for a byte schedule: the string that
@@ -317,5 +320,6 @@ pub fn replay_shuttle<M: Model>(model: &M, schedule: ShuttleSchedule<'_>) -> Res
         .take()
         .ok_or_else(|| "replay ended before the execution finished: the schedule is incomplete".to_string())?;
     let schedule = encode(&tape.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok(Replayed { placement, steps: trace.steps(), violations, schedule })
+    let configuration = trace.configuration().unwrap_or_else(|| model.configuration());
+    Ok(Replayed { placement, configuration, steps: trace.steps(), violations, schedule })
 }
