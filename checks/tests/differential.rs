@@ -7,31 +7,44 @@ use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use wb_checks::differential::{CoreAccounting, CoreKick, CorePin, CounterOp, CounterPair};
 use wb_checks::oracle::accounting::{ref_revision, AccOp, RefAccounting};
-use wb_checks::oracle::kick::{budget_of, KickOp, RefKick};
+use wb_checks::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick};
 use wb_checks::oracle::percpu::RefPercpu;
 use wb_checks::oracle::pin::{pin_revision, PinOp, RefPin};
-use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
+use wb_core::revision::{AccountingRevision, KickRevision, PinRevision, RescuerRevision};
 
 const CPUS: usize = 3;
 const BATCH: i32 = 4;
-const WRITERS: usize = 2;
+
+/// The objects of the kick comparison: two inodes with DONTCACHE folios of sizes on both sides
+/// of the batch and a plain folio each; inode 1 dirty at the start.
+fn kick_universe() -> KickUniverse {
+    let b = i64::from(BATCH);
+    KickUniverse {
+        inodes: vec![vec![(true, 1), (true, 2 * b), (false, 1)], vec![(true, b - 1), (true, 3), (false, 2)]],
+        dirty_at_start: vec![false, true],
+    }
+}
 
 /// A reference state machine for one revision of the kick/consume protocol.
 macro_rules! kick_machine {
-    ($reference:ident, $test:ident, $revision:expr) => {
+    ($reference:ident, $test:ident, $knobs:expr, $proto:expr) => {
         struct $reference;
         impl ReferenceStateMachine for $reference {
             type State = RefKick;
             type Transition = KickOp;
             fn init_state() -> BoxedStrategy<RefKick> {
-                Just(RefKick::new(WRITERS, CPUS, i64::from(BATCH), budget_of($revision).unwrap())).boxed()
+                Just(RefKick::new(&kick_universe(), CPUS, i64::from(BATCH), $knobs)).boxed()
             }
             fn transitions(_: &RefKick) -> BoxedStrategy<KickOp> {
                 prop_oneof![
-                    3 => (0..WRITERS, 0..CPUS, 1i64..=2 * i64::from(BATCH))
-                        .prop_map(|(writer, cpu, pages)| KickOp::Dirty { writer, cpu, pages }),
-                    2 => (0..WRITERS).prop_map(|writer| KickOp::Kick { writer }),
-                    2 => Just(KickOp::Run),
+                    4 => (0..2usize, 0..3usize, 0..CPUS).prop_map(|(inode, f, cpu)| KickOp::Dirty {
+                        inode,
+                        folio: f.min(kick_universe().inodes[inode].len() - 1),
+                        cpu
+                    }),
+                    1 => (0..2usize).prop_map(|inode| KickOp::MarkSync { inode }),
+                    2 => (0..2usize).prop_map(|inode| KickOp::Kick { inode }),
+                    2 => any::<bool>().prop_map(|rescuer| KickOp::Run { rescuer }),
                 ]
                 .boxed()
             }
@@ -45,7 +58,7 @@ macro_rules! kick_machine {
             type SystemUnderTest = CoreKick;
             type Reference = $reference;
             fn init_test(_: &RefKick) -> CoreKick {
-                CoreKick::new(KickRevision::from_name($revision).unwrap(), WRITERS, CPUS, BATCH)
+                CoreKick::new($proto, &kick_universe(), CPUS, BATCH)
             }
             fn apply(mut core: CoreKick, reference: &RefKick, op: KickOp) -> CoreKick {
                 core.apply(op);
@@ -56,21 +69,29 @@ macro_rules! kick_machine {
     };
 }
 
-kick_machine!(RefV7, CoreV7, "v7");
-kick_machine!(RefV7Posted, CoreV7Posted, "v7-posted");
-kick_machine!(RefLateClear, CoreLateClear, "v5-late-clear");
-kick_machine!(RefApprox, CoreApprox, "v5-approx-read");
+kick_machine!(RefV7, CoreV7, kick_knobs("v7").unwrap(), KickRevision::V7.protocol());
+kick_machine!(RefFixKick, CoreFixKick, kick_knobs("v7-fix-kick").unwrap(), KickRevision::V7FixKick.protocol());
+kick_machine!(RefLateClear, CoreLateClear, kick_knobs("v5-late-clear").unwrap(), KickRevision::V5LateClear.protocol());
+kick_machine!(RefApprox, CoreApprox, kick_knobs("v5-approx-read").unwrap(), KickRevision::V5ApproxRead.protocol());
+kick_machine!(
+    RefRequeue,
+    CoreRequeue,
+    rescuer_knobs("v7-fix-rescuer-requeue").unwrap(),
+    RescuerRevision::V7FixRescuerRequeue.protocol()
+);
 
 prop_state_machine! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
     fn v7_core_matches_reference(sequential 1..60 => CoreV7);
     #[test]
-    fn v7_posted_core_matches_reference(sequential 1..60 => CoreV7Posted);
+    fn v7_fix_kick_core_matches_reference(sequential 1..60 => CoreFixKick);
     #[test]
     fn v5_late_clear_core_matches_reference(sequential 1..60 => CoreLateClear);
     #[test]
     fn v5_approx_read_core_matches_reference(sequential 1..60 => CoreApprox);
+    #[test]
+    fn v7_fix_rescuer_requeue_core_matches_reference(sequential 1..60 => CoreRequeue);
 }
 
 /// percpu_counter alone, with negative amounts and every reader.

@@ -178,7 +178,7 @@ pub fn wb_workfn<P: Platform>(
     } else if wb.has_dirty_io() {
         ctx.event("wb_workfn", "wb_has_dirty_io -> wb_wakeup_delayed (timer only)", &[]);
     }
-    process_one_work_done(wb);
+    process_one_work_done(ctx, wb);
     Some(FlusherRun { queued, consumed })
 }
 

@@ -5,7 +5,7 @@
 use crate::bitops::BitWord;
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PAGECACHE_TAG_DIRTY};
-use crate::sync::{Atomic, Ordering, Platform, SpinGuard, SpinLock};
+use crate::sync::{Atomic, Locked, Ordering, Platform, SpinGuard, SpinLock};
 use crate::wb::{Bdi, Wb};
 use std::sync::Arc;
 
@@ -39,10 +39,10 @@ pub struct Inode<P: Platform> {
     i_wb: P::AtomicUsize,
     /// `inode->i_io_list`: which list of its wb the inode is on ([`IoList`]); changed under that
     /// wb's `list_lock` (and `i_lock`).
-    io_list: P::AtomicUsize,
+    io_list: Locked,
     /// `inode->dirtied_when`, as a tick of the bdi's clock: `b_dirty` and `b_io` are kept in this
     /// order, oldest written first. Changed under `i_lock` and the wb's `list_lock`.
-    dirtied_when: P::AtomicUsize,
+    dirtied_when: Locked,
     /// The i_pages xarray's root DIRTY mark, as a count of folios carrying the mark: changed with
     /// the marks under the i_pages lock, read locklessly by `mapping_tagged()`.
     nr_dirty_tagged: P::AtomicUsize,
@@ -62,8 +62,8 @@ impl<P: Platform> Inode<P> {
             i_lock: SpinLock::new(()),
             i_pages: SpinLock::new(()),
             i_wb: P::AtomicUsize::new(wb),
-            io_list: P::AtomicUsize::new(IoList::None as usize),
-            dirtied_when: P::AtomicUsize::new(0),
+            io_list: Locked::new(IoList::None as usize),
+            dirtied_when: Locked::new(0),
             nr_dirty_tagged: P::AtomicUsize::new(0),
             bdi,
             can_writeback,
@@ -117,20 +117,20 @@ impl<P: Platform> Inode<P> {
 
     /// The list the inode is on (caller holds its wb's `list_lock`, or reads at quiescence).
     pub fn io_list(&self) -> IoList {
-        IoList::from_usize(self.io_list.load(Ordering::Relaxed))
+        IoList::from_usize(self.io_list.get())
     }
 
     pub(crate) fn set_io_list(&self, list: IoList) {
-        self.io_list.store(list as usize, Ordering::Relaxed);
+        self.io_list.set(list as usize);
     }
 
     /// `dirtied_when` (caller holds the wb's `list_lock`).
     pub fn dirtied_when(&self) -> usize {
-        self.dirtied_when.load(Ordering::Relaxed)
+        self.dirtied_when.get()
     }
 
     pub(crate) fn set_dirtied_when(&self, tick: usize) {
-        self.dirtied_when.store(tick, Ordering::Relaxed);
+        self.dirtied_when.set(tick);
     }
 }
 

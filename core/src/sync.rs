@@ -20,6 +20,7 @@
 //! | `percpu_counter_add_batch` | fast path: Relaxed `compare_exchange` on the current CPU's slot that re-checks `abs(slot + amount) < batch` (`this_cpu_try_cmpxchg`); slow path under the counter lock: re-read the slot, `count += slot + amount`, `slot -= value read` ([`crate::percpu`]) |
 //! | `percpu_counter_read` / `_sum` | read: the global count only (Relaxed); sum: under the lock, count + every slot read Relaxed (not a snapshot) |
 //! | `this_cpu_*`, `smp_processor_id()` | a CPU is a slot index; each task runs on the CPU its [`crate::ctx::CpuPlan`] gives it and may migrate where the kernel has preemption enabled |
+//! | plain fields under a lock (`i_io_list`, `dirtied_when`, the I/O lists) | [`Locked`]: invisible to the checkers, ordered by the lock |
 //! | workqueue `PENDING` | a bit set by a fully ordered test-and-set when queueing, cleared by the worker before it runs, followed by `smp_mb()` ([`crate::wb`]) |
 //!
 //! Under loom, spin-waits must yield, models keep to at most 4 spawned threads, and loom has no
@@ -72,6 +73,29 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// A nondeterministic choice in `0..n`, reproduced on replay. loom has no choice operator:
     /// its harness enumerates choices outside the model and never calls this.
     fn choose(n: usize) -> usize;
+}
+
+/// Data only ever accessed under one lock, or by one task (the kernel's plain fields such as
+/// `inode->i_io_list` and `inode->dirtied_when` under `wb->list_lock`). The lock already orders
+/// every access, so the checkers need not see them: a std atomic (loom and shuttle run every model
+/// thread on one OS thread, so its value is always the last one written) keeps them out of
+/// loom's branch points and shuttle's scheduling points without hiding an order the lock allows.
+/// Quiescence checks read them after the threads have joined.
+#[derive(Debug, Default)]
+pub struct Locked(std::sync::atomic::AtomicUsize);
+
+impl Locked {
+    pub const fn new(v: usize) -> Self {
+        Locked(std::sync::atomic::AtomicUsize::new(v))
+    }
+
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub fn set(&self, v: usize) {
+        self.0.store(v, Ordering::Relaxed);
+    }
 }
 
 /// A kernel spinlock (`spinlock_t`, `raw_spinlock_t`, the xa_lock) over [`Platform::Mutex`], with

@@ -20,7 +20,7 @@ use crate::dontcache::{wb_workfn, RunOn};
 use crate::percpu::PercpuCounter;
 use crate::rcu::Rcu;
 use crate::revision::{Accounting, KickProtocol};
-use crate::sync::{Atomic, Ordering, Platform, SpinLock};
+use crate::sync::{Atomic, Locked, Ordering, Platform, SpinLock};
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering as Ghost};
 use std::sync::Arc;
 
@@ -106,13 +106,18 @@ pub struct Wb<P: Platform> {
     work_lock: SpinLock<P, ()>,
     /// `wb->dwork`: [`WORK_PENDING`] and [`WORK_RUNNING`].
     dwork: P::AtomicUsize,
+    /// The task running `dwork` (its tid + 1; 0 when none): written and read only by that task.
+    runner: Locked,
+    /// The last reference went while this wb's own flusher run held it: the release work runs
+    /// when that run ends (see [`wb_put_many`]).
+    release_pending: Locked,
     /// `wb->list_lock` (inode I/O lists).
     pub list_lock: SpinLock<P, ()>,
     /// How many inodes are on `b_dirty`, `b_io` and `b_more_io` (the lists themselves are the
     /// inodes' [`crate::inode::IoList`]); changed under `list_lock`.
-    nr_io_inodes: P::AtomicUsize,
+    nr_io_inodes: Locked,
     /// `jiffies` for `dirtied_when`: one tick per inode put on `b_dirty` (under `list_lock`).
-    clock: P::AtomicUsize,
+    clock: Locked,
     /// `wb->refcnt` (a percpu_ref; modelled in atomic mode). Starts at 1, the initial reference.
     refcnt: P::AtomicI64,
     /// The RCU state of the bdi (`call_rcu` of the release).
@@ -136,9 +141,11 @@ impl<P: Platform> Wb<P> {
             batch,
             work_lock: SpinLock::new(()),
             dwork: P::AtomicUsize::new(0),
+            runner: Locked::new(0),
+            release_pending: Locked::new(0),
             list_lock: SpinLock::new(()),
-            nr_io_inodes: P::AtomicUsize::new(0),
-            clock: P::AtomicUsize::new(0),
+            nr_io_inodes: Locked::new(0),
+            clock: Locked::new(0),
             refcnt: P::AtomicI64::new(1),
             rcu,
             life: P::AtomicUsize::new(Life::Live as usize),
@@ -165,21 +172,18 @@ impl<P: Platform> Wb<P> {
 
     /// How many inodes are on the wb's I/O lists (caller holds `list_lock`, or at quiescence).
     pub fn nr_io_inodes(&self) -> usize {
-        self.nr_io_inodes.load(Ordering::Relaxed)
+        self.nr_io_inodes.get()
     }
 
     /// An inode joins (`1`) or leaves (`-1`) the I/O lists (caller holds `list_lock`).
     pub(crate) fn add_io_inodes(&self, delta: isize) {
-        if delta > 0 {
-            self.nr_io_inodes.fetch_add(1, Ordering::Relaxed);
-        } else {
-            self.nr_io_inodes.fetch_sub(1, Ordering::Relaxed);
-        }
+        self.nr_io_inodes.set(self.nr_io_inodes.get().wrapping_add_signed(delta));
     }
 
     /// The next `dirtied_when` tick (caller holds `list_lock`).
     pub(crate) fn tick(&self) -> usize {
-        self.clock.fetch_add(1, Ordering::Relaxed) + 1
+        self.clock.set(self.clock.get() + 1);
+        self.clock.get()
     }
 
     /// Whether a flusher run is queued and has not started (quiescence checks).
@@ -354,6 +358,7 @@ pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, start: WorkStart)
         }
     };
     P::fence(Ordering::SeqCst);
+    wb.runner.set(ctx.tid() + 1);
     // Checked once the run is ours: a release flushes a running item before it frees the wb.
     wb.touch(ctx, "process_one_work", Access::Memory, || ());
     let template = if queued {
@@ -365,9 +370,15 @@ pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, start: WorkStart)
     Some(queued)
 }
 
-/// The end of a run `process_one_work` started: the item is no longer current.
-pub fn process_one_work_done<P: Platform>(wb: &Wb<P>) {
+/// The end of a run `process_one_work` started: the item is no longer current. A release work
+/// the run itself queued ([`wb_put_many`]) runs now.
+pub fn process_one_work_done<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
+    wb.runner.set(0);
     wb.dwork.fetch_and(!WORK_RUNNING, Ordering::Release);
+    if wb.release_pending.get() != 0 {
+        wb.release_pending.set(0);
+        cgwb_release_workfn(ctx, wb);
+    }
 }
 
 /// `flush_delayed_work(&wb->dwork)` after `mod_delayed_work(.., 0)`: wait for an executing run to
@@ -438,8 +449,19 @@ pub fn wb_put_many<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, n: i64, function: &'st
             format!("{function} drops wb{}'s count below zero ({old} -> {})", wb.id, old - n),
         );
     } else if old - n == 0 {
-        ctx.event("cgwb_release", "wb{} last reference gone -> queue release_work (it runs now)", &[wb.id as i64]);
-        cgwb_release_workfn(ctx, wb);
+        if wb.runner.get() == ctx.tid() + 1 {
+            // The wb's own flusher run (inode_to_wb_and_lock_list's pin): the release work,
+            // on cgwb_release_wq, flushes this run, so it cannot start before the run ends.
+            wb.release_pending.set(1);
+            ctx.event(
+                "cgwb_release",
+                "wb{} last reference gone in its own flusher run -> release_work runs after the run",
+                &[wb.id as i64],
+            );
+        } else {
+            ctx.event("cgwb_release", "wb{} last reference gone -> queue release_work (it runs now)", &[wb.id as i64]);
+            cgwb_release_workfn(ctx, wb);
+        }
     }
 }
 
@@ -456,7 +478,8 @@ pub fn cgwb_kill<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
 }
 
 /// `cgwb_release_workfn` (mm/backing-dev.c), which `cgwb_release` queues when the last
-/// reference goes. The model runs it in the thread that dropped that reference, right away: one
+/// reference goes. The model runs it in the thread that dropped that reference, right away (or,
+/// if that thread is the wb's own flusher run, when the run ends): one
 /// of the timings the workqueue allows, and the one that gives a racing user of the wb the least
 /// time (with the release on a separate worker, loom's bounded partial-order reduction never
 /// reached the mutant's use-after-free in 6.7 million executions). `wb_shutdown` clears

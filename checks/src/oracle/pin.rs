@@ -139,21 +139,17 @@ impl RefPin {
         if record {
             self.last_consumed[wb] = budget;
         }
-        if self.inode_wb != wb || !self.inode_dirty {
+        // A zero budget starts no writeback; otherwise the one inode, if it is on this wb's
+        // lists, is written whole (a write chunk is at least 1024 pages), cleaned, and taken off
+        // the lists, which empties them.
+        if budget == 0 || self.inode_wb != wb || !self.inode_dirty {
             return;
         }
         self.inode_dirty = false;
-        let mut written = 0;
-        for f in 0..self.folios.len() {
-            if written >= budget {
-                break;
-            }
-            if self.folios[f].dirty {
-                self.folios[f] = RefFolio { dirty: false, tagged: false };
-                let on = self.inode_wb;
-                self.wbs[on].dontcache_dirty -= 1;
-                written += 1;
-            }
+        self.wbs[wb].has_dirty_io = false;
+        for f in self.folios.iter_mut().filter(|f| f.dirty) {
+            *f = RefFolio { dirty: false, tagged: false };
+            self.wbs[wb].dontcache_dirty -= 1;
         }
     }
 
@@ -202,9 +198,11 @@ impl RefPin {
                 }
                 // The inode's new association reference replaces the isw's.
                 self.inode_wb = NEW;
+                // A dirty inode moves to the new wb's b_dirty; the old wb's lists are empty now.
                 if self.inode_dirty {
                     self.wbs[NEW].has_dirty_io = true;
                 }
+                self.wbs[old].has_dirty_io = false;
                 self.switching = false;
                 self.wake(NEW);
                 self.put(old);
