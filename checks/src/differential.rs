@@ -2,7 +2,7 @@
 //! models, and reports what the core observed in the reference's terms, so the two can be
 //! compared step by step.
 
-use crate::oracle::accounting::{AccOp, RefAccounting};
+use crate::oracle::accounting::{AccOp, RefAccounting, RefPte};
 use crate::oracle::kick::{KickOp, KickResult, KickUniverse, RefKick, FLUSHER_CPU};
 use crate::oracle::percpu::RefPercpu;
 use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
@@ -16,6 +16,7 @@ use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC, I_WB_SWITCH};
 use wb_core::memcg::{ForeignTable, SlotRevision};
+use wb_core::pte::PteState;
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, KickPin, KickProtocol, PinRevision};
@@ -205,6 +206,40 @@ impl CorePin {
     }
 }
 
+/// The scenario's role for a reference step.
+pub fn accounting_role(op: AccOp) -> Role {
+    match op {
+        AccOp::DontcacheWrite(f) => Role::DontcacheWrite(f),
+        AccOp::BufferedWrite(f) => Role::BufferedWrite(f),
+        AccOp::Lookup(f) => Role::Lookup(f),
+        AccOp::MkwriteFault(f) => Role::MkwriteFault(f),
+        AccOp::Zap(f) => Role::Zap(f),
+        AccOp::Writeback(f) => Role::Writeback(f),
+        AccOp::WritebackRedirty(f) => Role::WritebackRedirty(f),
+        AccOp::Truncate(f) => Role::Truncate(f),
+        AccOp::Switch => Role::Switch,
+        AccOp::Migrate => Role::Migrate,
+        AccOp::Split => Role::Split,
+    }
+}
+
+/// The reference step for a scenario role.
+pub fn accounting_op(role: Role) -> AccOp {
+    match role {
+        Role::DontcacheWrite(f) => AccOp::DontcacheWrite(f),
+        Role::BufferedWrite(f) => AccOp::BufferedWrite(f),
+        Role::Lookup(f) => AccOp::Lookup(f),
+        Role::MkwriteFault(f) => AccOp::MkwriteFault(f),
+        Role::Zap(f) => AccOp::Zap(f),
+        Role::Writeback(f) => AccOp::Writeback(f),
+        Role::WritebackRedirty(f) => AccOp::WritebackRedirty(f),
+        Role::Truncate(f) => AccOp::Truncate(f),
+        Role::Switch => AccOp::Switch,
+        Role::Migrate => AccOp::Migrate,
+        Role::Split => AccOp::Split,
+    }
+}
+
 /// The core's side of the `dontcache-accounting` comparison: the scenario's objects and roles on
 /// the std platform, one task per role kind.
 pub struct CoreAccounting {
@@ -222,15 +257,12 @@ impl CoreAccounting {
     }
 
     pub fn apply(&mut self, op: AccOp) {
-        let role = match op {
-            AccOp::Dirty(f) => Role::WriteDirty(f),
-            AccOp::Writeback(f) => Role::Writeback(f),
-            AccOp::Truncate(f) => Role::Truncate(f),
-            AccOp::Lookup(f) => Role::Lookup(f),
-            AccOp::Switch => Role::Switch,
-            AccOp::Split => Role::Split,
-        };
-        accounting::run_role(&self.ctx, role, &self.inodes);
+        accounting::run_role(&self.ctx, accounting_role(op), &self.inodes);
+    }
+
+    /// Put folio `f` in a configuration's start state.
+    pub fn prepare(&mut self, f: usize, start: accounting::Start) {
+        accounting::prepare(&self.ctx, &self.inodes, f, start);
     }
 
     /// The core's state, read directly, laid out as the reference's.
@@ -243,6 +275,11 @@ impl CoreAccounting {
             rf.dirty = folio.test_dirty();
             rf.dropbehind = folio.test_dropbehind();
             rf.tagged = if rf.in_cache { folio.marks.test_bit(PAGECACHE_TAG_DIRTY) } else { like.folios[f].tagged };
+            rf.pte = match folio.pte.state() {
+                PteState::None => RefPte::None,
+                PteState::Clean => RefPte::Clean,
+                PteState::Dirty => RefPte::Dirty,
+            };
         }
         s.inode_wb = self.inodes.iter().map(|i| i.wb_id()).collect();
         s.counter = self.bdi.wbs().iter().map(|wb| wb.stat(WbStatItem::DontcacheDirty).raw_total()).collect();

@@ -101,11 +101,16 @@ pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
 
 #[derive(Debug, Arbitrary)]
 enum AccountingCall {
-    Dirty(u8),
-    Writeback(u8),
-    Truncate(u8),
+    DontcacheWrite(u8),
+    BufferedWrite(u8),
     Lookup(u8),
+    MkwriteFault(u8),
+    Zap(u8),
+    Writeback(u8),
+    WritebackRedirty(u8),
+    Truncate(u8),
     Switch,
+    Migrate,
     Split,
     CounterAdd { cpu: u8, amount: i8 },
     CounterRead,
@@ -128,11 +133,16 @@ pub fn oracle_accounting(data: &[u8]) -> Result<(), String> {
     for call in calls::<AccountingCall>(&mut u) {
         let f = |i: u8| usize::from(i) % folios;
         let op = match call {
-            AccountingCall::Dirty(i) => AccOp::Dirty(f(i)),
-            AccountingCall::Writeback(i) => AccOp::Writeback(f(i)),
-            AccountingCall::Truncate(i) => AccOp::Truncate(f(i)),
+            AccountingCall::DontcacheWrite(i) => AccOp::DontcacheWrite(f(i)),
+            AccountingCall::BufferedWrite(i) => AccOp::BufferedWrite(f(i)),
             AccountingCall::Lookup(i) => AccOp::Lookup(f(i)),
+            AccountingCall::MkwriteFault(i) => AccOp::MkwriteFault(f(i)),
+            AccountingCall::Zap(i) => AccOp::Zap(f(i)),
+            AccountingCall::Writeback(i) => AccOp::Writeback(f(i)),
+            AccountingCall::WritebackRedirty(i) => AccOp::WritebackRedirty(f(i)),
+            AccountingCall::Truncate(i) => AccOp::Truncate(f(i)),
             AccountingCall::Switch => AccOp::Switch,
+            AccountingCall::Migrate => AccOp::Migrate,
             AccountingCall::Split => AccOp::Split,
             AccountingCall::CounterAdd { cpu, amount } => {
                 let op = CounterOp::Add {

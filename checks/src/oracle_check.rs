@@ -4,8 +4,8 @@
 //! and compared step by step with the reference; a disagreement is reported as the property
 //! `oracle-divergence`, which no revision expects.
 
-use crate::differential::{CoreAccounting, CoreKick, CorePin};
-use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
+use crate::differential::{accounting_op, CoreAccounting, CoreKick, CorePin};
+use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting, RefPte};
 use crate::oracle::folio_dirty::{RefBlock, RefFile, RefPolicy};
 use crate::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickResult, KickUniverse, RefKick, RefKnobs};
 use crate::oracle::percpu::RefPercpu;
@@ -25,7 +25,8 @@ use wb_core::trace::Trace;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bdev_slots;
 use wb_models::bounds::Tier;
-use wb_models::dontcache_accounting;
+use wb_models::dontcache_accounting::{self, Mix};
+use wb_core::pte::PteState;
 use wb_core::dontcache::RunOn;
 use wb_core::revision::{KickProtocol, RescuerRevision};
 use wb_models::dontcache_kick::{self, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
@@ -338,63 +339,77 @@ pub fn check_pin(revision: &str, tier: Tier) -> Result<Outcome, String> {
     Ok(outcome)
 }
 
-/// Run the oracle checker on `dontcache-accounting`: every interleaving of a dirtier, lookup and
-/// writeback of folio 0, a dirtier, split and writeback of folio 1 (then its tail), the switch,
-/// and a dirtier and lookup on the mapping that cannot write back; each call atomic.
+/// Run the oracle checker on `dontcache-accounting`: every configuration of the scenario's
+/// scope, each thread running its role once (quick) or twice, every interleaving of those whole
+/// calls; and the split program (a dirtier, the split and the writeback of a tail, against the
+/// other roles), which only sequential checkers run.
 pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
     let valid = AccountingRevision::ALL.map(|r| r.name());
     let (Some(rev), Some(core_rev)) = (ref_revision(revision), AccountingRevision::from_name(revision)) else {
         return Err(unknown("revision", revision, &valid) + " for scenario " + dontcache_accounting::NAME);
     };
+    let ops = if tier == Tier::Quick { 1 } else { 2 };
+    let mut programs: Vec<(Vec<Vec<AccOp>>, Option<Mix>)> = dontcache_accounting::loom_mixes()
+        .into_iter()
+        .map(|mix| {
+            let threads = mix.roles.iter().map(|&r| vec![accounting_op(r); ops]).collect();
+            (threads, Some(mix))
+        })
+        .collect();
     use AccOp::*;
-    let mut threads = vec![
-        vec![Dirty(0), Lookup(0), Writeback(0)],
-        vec![Dirty(1), Split, Writeback(4)],
-        vec![Switch],
-        vec![Dirty(2), Lookup(2)],
-    ];
-    if tier == Tier::Deep {
-        threads.push(vec![Truncate(0)]);
-    }
-    let names = ["t0", "t1", "switcher", "t3", "truncate"];
+    programs.push((
+        vec![vec![DontcacheWrite(1), Split, Writeback(4)], vec![Lookup(3), Writeback(3)], vec![Switch]],
+        None,
+    ));
     let start = Instant::now();
     let mut outcome = Outcome::default();
     let placement = "one CPU (the oracle's calls are atomic)".to_string();
-    interleavings(&threads, &mut |seq| {
-        outcome.executions += 1;
-        let mut reference = RefAccounting::new(rev);
-        let mut core = CoreAccounting::new(core_rev);
-        let mut steps = Vec::with_capacity(seq.len());
-        for (i, &(t, op)) in seq.iter().enumerate() {
-            reference.apply(op);
-            steps.push(Step {
-                thread: names[t].into(),
-                function: accounting_function(op).into(),
-                detail: format!("{op:?}: counters {:?}", reference.counter),
-            });
-            core.apply(op);
-            let got = core.snapshot(&reference);
-            if got != reference {
-                outcome.keep_first(Counterexample::sequential(
-                    ORACLE_DIVERGENCE,
-                    format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1),
-                    placement.clone(),
-                    steps.clone(),
-                ));
-                return;
+    for (threads, mix) in &programs {
+        let configuration = mix.as_ref().map_or("split program: dontcache-write(f1), split, writeback(f4) + lookup(f3), writeback(f3) + switcher".into(), Mix::label);
+        interleavings(threads, &mut |seq| {
+            outcome.executions += 1;
+            let mut reference = RefAccounting::new(rev);
+            let mut core = CoreAccounting::new(core_rev);
+            if let Some(mix) = mix {
+                let pte = match mix.start.pte {
+                    PteState::None => RefPte::None,
+                    PteState::Clean => RefPte::Clean,
+                    PteState::Dirty => RefPte::Dirty,
+                };
+                reference.prepare(mix.folio, mix.start.dirty, pte);
+                core.prepare(mix.folio, mix.start);
             }
-        }
-        if let Some(message) = reference.counter_exact() {
-            outcome.keep_first(Counterexample::sequential(
-                dontcache_accounting::COUNTER_EXACT,
-                message,
-                placement.clone(),
-                steps,
-            ));
-        }
-    });
+            let mut steps = Vec::with_capacity(seq.len());
+            let keep = |outcome: &mut Outcome, property, message, steps| {
+                let mut cx = Counterexample::sequential(property, message, placement.clone(), steps);
+                cx.configuration = configuration.clone();
+                outcome.keep_first(cx);
+            };
+            for (i, &(t, op)) in seq.iter().enumerate() {
+                reference.apply(op);
+                let thread = mix.as_ref().map_or(format!("t{t}"), |m| m.roles[t].name());
+                steps.push(Step {
+                    thread,
+                    function: accounting_function(op).into(),
+                    detail: format!("{op:?}: counters {:?}", reference.counter),
+                });
+                core.apply(op);
+                let got = core.snapshot(&reference);
+                if got != reference {
+                    let message =
+                        format!("step {}: wb-core's state {got:?} differs from the reference's {reference:?}", i + 1);
+                    keep(&mut outcome, ORACLE_DIVERGENCE, message, steps.clone());
+                    return;
+                }
+            }
+            if let Some(message) = reference.counter_exact() {
+                keep(&mut outcome, dontcache_accounting::COUNTER_EXACT, message, steps);
+            }
+        });
+    }
+    outcome.configurations = programs.len() as u64;
     outcome.millis = start.elapsed().as_millis() as u64;
-    outcome.bounds = vec![("threads".into(), threads.len() as u64)];
+    outcome.bounds = vec![("ops_per_thread".into(), ops as u64)];
     Ok(outcome)
 }
 
@@ -661,11 +676,15 @@ fn slots_function(call: wb_models::bdev_slots::Call) -> &'static str {
 
 fn accounting_function(op: AccOp) -> &'static str {
     match op {
-        AccOp::Dirty(_) => "filemap_dirty_folio",
+        AccOp::DontcacheWrite(_) | AccOp::BufferedWrite(_) => "generic_perform_write",
+        AccOp::MkwriteFault(_) => "wp_page_shared",
+        AccOp::Zap(_) => "zap_pte_range",
         AccOp::Writeback(_) => "folio_clear_dirty_for_io",
+        AccOp::WritebackRedirty(_) => "folio_redirty_for_writepage",
         AccOp::Truncate(_) => "truncate_inode_folio",
         AccOp::Lookup(_) => "__filemap_get_folio_mpol",
         AccOp::Switch => "inode_do_switch_wbs",
+        AccOp::Migrate => "migrate_folio",
         AccOp::Split => "__split_folio_to_order",
     }
 }

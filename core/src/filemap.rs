@@ -13,35 +13,78 @@ use crate::revision::LookupClear;
 use crate::sync::{Platform, SpinGuard};
 use crate::wb::{wb_stat_mod, WbStatItem};
 
-/// `__filemap_get_folio_mpol(mapping, index, fgp_flags)` for a folio already in the page cache,
-/// without FGP_DONTCACHE: take a reference (`filemap_get_entry`; not found if the folio has left
-/// the page cache), with FGP_LOCK lock it and re-check `folio->mapping` (truncated: not found),
-/// then, last, the "not an uncached lookup" clear of PG_dropbehind and (v6/v7) the decrement:
+/// The folio in `inode`'s page cache at `index`, if any (a lockless `xas_load`).
+pub fn filemap_folio_at<P: Platform>(inode: &Inode<P>, index: u64) -> Option<&Folio<P>> {
+    inode.folios.iter().map(|f| &**f).find(|f| f.index == index && f.in_page_cache())
+}
+
+/// A folio a lookup returned: its reference, and its lock with FGP_LOCK. Dropping it unlocks
+/// the folio, then puts the reference (`folio_unlock`, `folio_put`).
+pub struct FolioRef<'a, P: Platform> {
+    pub folio: &'a Folio<P>,
+    locked: Option<SpinGuard<'a, P, ()>>,
+}
+
+impl<P: Platform> Drop for FolioRef<'_, P> {
+    fn drop(&mut self) {
+        drop(self.locked.take());
+        self.folio.put();
+    }
+}
+
+/// `filemap_get_entry()`: the folio at `index` with a reference (`folio_try_get`), retrying
+/// while migration has its count frozen or has replaced it (`xas_reload`).
+fn filemap_get_entry<'a, P: Platform>(ctx: &Ctx<P>, inode: &'a Inode<P>, index: u64) -> Option<&'a Folio<P>> {
+    loop {
+        let folio = filemap_folio_at(inode, index)?;
+        if folio.try_get() {
+            if folio.in_page_cache() {
+                return Some(folio);
+            }
+            folio.put();
+        } else {
+            ctx.event("filemap_get_entry", "folio {}: count frozen (migration) -> retry", &[folio.index as i64]);
+        }
+        P::yield_now();
+    }
+}
+
+/// `__filemap_get_folio_mpol(mapping, index, fgp_flags)` for a folio already in the page cache:
+/// take a reference (`filemap_get_entry`; not found if nothing is at `index`), with FGP_LOCK lock
+/// it and re-check `folio->mapping` (truncated or migrated: not found), then, last, unless
+/// FGP_DONTCACHE, the "not an uncached lookup" clear of PG_dropbehind and (v6/v7) the decrement:
 /// if the clear found the flag set, `folio_test_dirty` and `mapping_can_writeback(mapping)` of
 /// the *lookup's* mapping, then WB_DONTCACHE_DIRTY -= nr inside `unlocked_inode_to_wb_begin/end`.
-/// Returns the folio lock guard for an FGP_LOCK lookup that found the folio.
 pub fn __filemap_get_folio_mpol<'a, P: Platform>(
     ctx: &Ctx<P>,
     inode: &'a Inode<P>,
-    folio: &'a Folio<P>,
+    index: u64,
     fgp_lock: bool,
-) -> Option<Option<SpinGuard<'a, P, ()>>> {
+    fgp_dontcache: bool,
+) -> Option<FolioRef<'a, P>> {
     const F: &str = "__filemap_get_folio_mpol";
     let rev = inode.bdi.rev;
-    if !folio.in_page_cache() {
-        ctx.event(F, "folio {} not in the page cache -> -ENOENT", &[folio.index as i64]);
-        return None;
-    }
-    let locked = if fgp_lock {
-        let guard = folio.lock();
-        if !folio.in_page_cache() {
-            ctx.event(F, "FGP_LOCK: folio {} truncated meanwhile -> -ENOENT", &[folio.index as i64]);
+    let (folio, locked) = loop {
+        let Some(folio) = filemap_get_entry(ctx, inode, index) else {
+            ctx.event(F, "index {}: no folio in the page cache -> -ENOENT", &[index as i64]);
             return None;
+        };
+        if !fgp_lock {
+            break (folio, None);
         }
-        Some(guard)
-    } else {
-        None
+        let guard = folio.lock();
+        if folio.in_page_cache() {
+            break (folio, Some(guard));
+        }
+        ctx.event(F, "FGP_LOCK: folio {} truncated or migrated meanwhile -> repeat", &[folio.index as i64]);
+        drop(guard);
+        folio.put();
     };
+    let found = FolioRef { folio, locked };
+    if fgp_dontcache {
+        ctx.event(F, "FGP_DONTCACHE: folio {} found, PG_dropbehind left alone", &[folio.index as i64]);
+        return Some(found);
+    }
     // Our fix, part 2: the flag change and the stat update inside one wb section.
     let early = rev.lookup_clear_in_section.then(|| unlocked_inode_to_wb_begin(ctx, inode));
     let old = match rev.lookup_clear {
@@ -89,7 +132,7 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
     if let Some((_, cookie)) = early {
         unlocked_inode_to_wb_end(ctx, inode, cookie);
     }
-    Some(locked)
+    Some(found)
 }
 
 /// `__filemap_remove_folio()` for a locked folio: under `xa_lock_irq(&mapping->i_pages)`,

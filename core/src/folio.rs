@@ -7,7 +7,7 @@
 
 use crate::bitops::BitWord;
 use crate::pte::{Pte, PteState};
-use crate::sync::{Platform, SpinGuard, SpinLock};
+use crate::sync::{Atomic, Ordering, Platform, SpinGuard, SpinLock};
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
@@ -35,7 +35,13 @@ pub struct Folio<P: Platform> {
     nr_pages: u32,
     /// The folio's PTE in the file's one shared mapping (unmapped unless a model maps it).
     pub pte: Pte<P>,
+    /// References beyond the page cache's own (`folio_try_get` by lookups), or [`FROZEN`] while
+    /// migration has frozen the count (`folio_ref_freeze`).
+    refs: P::AtomicUsize,
 }
+
+/// `folio_ref_freeze`'s zero count, as the model's reference word.
+const FROZEN: usize = usize::MAX;
 
 impl<P: Platform> Folio<P> {
     /// A folio as `__filemap_get_folio_mpol(FGP_CREAT)` allocates it: clean, and with
@@ -50,6 +56,7 @@ impl<P: Platform> Folio<P> {
             index,
             nr_pages,
             pte: Pte::with_state(PteState::None),
+            refs: P::AtomicUsize::new(0),
         }
     }
 
@@ -68,6 +75,7 @@ impl<P: Platform> Folio<P> {
             index,
             nr_pages,
             pte: Pte::with_state(PteState::None),
+            refs: P::AtomicUsize::new(0),
         }
     }
 
@@ -94,6 +102,35 @@ impl<P: Platform> Folio<P> {
     /// `folio_lock()`; unlocked when the guard drops (`folio_unlock()`).
     pub fn lock(&self) -> SpinGuard<'_, P, ()> {
         self.lock.lock()
+    }
+
+    /// `folio_try_get()`: take a reference unless the count is frozen.
+    pub fn try_get(&self) -> bool {
+        let mut cur = self.refs.load(Ordering::Relaxed);
+        loop {
+            if cur == FROZEN {
+                return false;
+            }
+            match self.refs.compare_exchange(cur, cur + 1, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// `folio_put()` of a reference [`Folio::try_get`] took.
+    pub fn put(&self) {
+        self.refs.fetch_sub(1, Ordering::Release);
+    }
+
+    /// `folio_ref_freeze(folio, expected)`: succeeds only if nobody else holds a reference.
+    pub fn ref_freeze(&self) -> bool {
+        self.refs.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+    }
+
+    /// `folio_ref_unfreeze()`.
+    pub fn ref_unfreeze(&self) {
+        self.refs.store(0, Ordering::Release);
     }
 
     /// `folio_trylock()`.

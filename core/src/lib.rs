@@ -18,6 +18,7 @@ pub mod huge_memory;
 pub mod inode;
 pub mod iomap;
 pub mod memcg;
+pub mod migrate;
 pub mod page_writeback;
 pub mod percpu;
 pub mod pte;

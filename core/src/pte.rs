@@ -19,7 +19,7 @@ const PRESENT: usize = 1;
 const DIRTY: usize = 2;
 
 /// The state of a PTE when a model starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PteState {
     /// Not mapped.
     None,
@@ -65,6 +65,13 @@ impl<P: Platform> Pte<P> {
         Pte::with_state(if dirty { PteState::Dirty } else { PteState::Clean })
     }
 
+    /// Put the PTE in `state` (a model's setup, before any thread runs).
+    pub fn set_state(&self, state: PteState) {
+        let fresh = Pte::<P>::with_state(state);
+        self.word.store(fresh.word.load(Ordering::Relaxed), Ordering::Relaxed);
+        self.mapcount.store(fresh.mapcount.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
     /// The PTE now (quiescence checks).
     pub fn state(&self) -> PteState {
         match self.word.load(Ordering::Relaxed) {
@@ -85,6 +92,20 @@ pub fn pte_mkwrite_dirty<P: Platform>(ctx: &Ctx<P>, pte: &Pte<P>) {
         pte.mapcount.fetch_add(1, Ordering::Relaxed);
     }
     ctx.event("finish_mkwrite_fault", "under the PTL: PTE present {} -> 1, writable and dirty", &[(old & PRESENT) as i64]);
+}
+
+/// `remove_migration_ptes()`: the PTE a migration took down (`try_to_migrate`, whose dirty bit
+/// went to the folio like [`zap_pte_range`]'s) comes back mapping `pte`'s folio, dirty if the
+/// entry was dirty and the folio still is.
+pub fn remove_migration_pte<P: Platform>(ctx: &Ctx<P>, pte: &Pte<P>, was: PteState, folio_dirty: bool) {
+    if was == PteState::None {
+        return;
+    }
+    let _ptl = pte.ptl.lock();
+    let dirty = was == PteState::Dirty && folio_dirty;
+    pte.word.store(PRESENT | if dirty { DIRTY } else { 0 }, Ordering::Relaxed);
+    pte.mapcount.fetch_add(1, Ordering::Relaxed);
+    ctx.event("remove_migration_ptes", "PTE restored: dirty {}", &[dirty as i64]);
 }
 
 /// `zap_pte_range()` for this PTE (munmap, exit, truncation's `unmap_mapping_folio`): under the

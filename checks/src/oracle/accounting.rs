@@ -32,21 +32,43 @@ pub fn ref_revision(name: &str) -> Option<RefRev> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefFolio {
     pub inode: usize,
+    /// The page-cache index (a migrated folio takes its predecessor's).
+    pub index: u64,
     pub nr: i64,
     pub in_cache: bool,
     pub dirty: bool,
     pub dropbehind: bool,
     pub tagged: bool,
+    pub pte: RefPte,
 }
 
-/// One atomic step (the folio numbers are the scenario's).
+/// The folio's PTE in the file's shared mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefPte {
+    None,
+    Clean,
+    Dirty,
+}
+
+/// One atomic step on the folio at a page-cache slot (the folio numbers are the scenario's: the
+/// folio now at slot `f` is folio `f`, or the one migration put there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccOp {
-    Dirty(usize),
-    Writeback(usize),
-    Truncate(usize),
+    /// A write with RWF_DONTCACHE (the lookup leaves PG_dropbehind), then `filemap_dirty_folio`.
+    DontcacheWrite(usize),
+    /// A write without it: the lookup clears PG_dropbehind, then `filemap_dirty_folio`.
+    BufferedWrite(usize),
     Lookup(usize),
+    /// A write fault: the PTE made dirty, then `folio_mark_dirty`.
+    MkwriteFault(usize),
+    /// `zap_pte_range`: a dirty PTE dirties the folio; the PTE goes.
+    Zap(usize),
+    Writeback(usize),
+    WritebackRedirty(usize),
+    Truncate(usize),
     Switch,
+    /// Folio 0 moves to folio 5.
+    Migrate,
     Split,
 }
 
@@ -65,11 +87,26 @@ impl RefAccounting {
     /// The scenario's objects: folios 0 (1 page) and 1 (2 pages) on inode 0 (wb1), folio 2 on
     /// inode 1 (wb0, cannot write back), folios 3 and 4 (folio 1's halves, not yet cached).
     pub fn new(rev: RefRev) -> Self {
-        let f =
-            |inode, nr, in_cache| RefFolio { inode, nr, in_cache, dirty: false, dropbehind: in_cache, tagged: false };
+        let f = |inode, index, nr, in_cache| RefFolio {
+            inode,
+            index,
+            nr,
+            in_cache,
+            dirty: false,
+            dropbehind: in_cache,
+            tagged: false,
+            pte: RefPte::None,
+        };
         RefAccounting {
             rev,
-            folios: vec![f(0, 1, true), f(0, 2, true), f(1, 1, true), f(0, 1, false), f(0, 1, false)],
+            folios: vec![
+                f(0, 0, 1, true),
+                f(0, 1, 2, true),
+                f(1, 2, 1, true),
+                f(0, 3, 1, false),
+                f(0, 4, 1, false),
+                f(0, 0, 1, false),
+            ],
             inode_wb: vec![1, 0],
             can_writeback: vec![true, false],
             counter: vec![0; 3],
@@ -92,48 +129,125 @@ impl RefAccounting {
         }
     }
 
+    /// Put folio `f` in a start state: dirtied by a write if `dirty`, mapped through `pte`.
+    pub fn prepare(&mut self, f: usize, dirty: bool, pte: RefPte) {
+        if dirty {
+            self.dirty(f);
+        }
+        self.folios[f].pte = pte;
+    }
+
+    /// The folio now at slot `f`'s page-cache index, if any.
+    fn at(&self, f: usize) -> Option<usize> {
+        let (inode, index) = (self.folios[f].inode, self.folios[f].index);
+        (0..self.folios.len()).find(|&g| self.folios[g].inode == inode && self.folios[g].index == index && self.folios[g].in_cache)
+    }
+
+    /// `filemap_dirty_folio` of folio `g`.
+    fn dirty(&mut self, g: usize) {
+        let wb = self.wb_of(g);
+        let can = self.can_writeback[self.folios[g].inode];
+        let folio = &mut self.folios[g];
+        if folio.in_cache && !folio.dirty {
+            folio.dirty = true;
+            folio.tagged = true;
+            if can && folio.dropbehind {
+                self.counter[wb] += folio.nr;
+            }
+        }
+    }
+
+    /// The lookup's PG_dropbehind clear and decrement on folio `g`.
+    fn lookup(&mut self, g: usize) {
+        let wb = self.wb_of(g);
+        let can = self.can_writeback[self.folios[g].inode];
+        let rev = self.rev;
+        let folio = &mut self.folios[g];
+        if folio.dropbehind {
+            folio.dropbehind = false;
+            if folio.dirty && (can || !rev.lookup_guard) {
+                self.counter[wb] -= if rev.negate_u32 { -i64::from((folio.nr as u32).wrapping_neg()) } else { folio.nr };
+            }
+        }
+    }
+
+    /// `folio_clear_dirty_for_io`: for a mapping that can write back, `folio_mkclean` first (a
+    /// dirty PTE is cleaned and dirties the folio); then the folio is cleaned. Returns whether
+    /// it was dirty.
+    fn clear_dirty_for_io(&mut self, g: usize) -> bool {
+        if self.can_writeback[self.folios[g].inode] && self.folios[g].pte == RefPte::Dirty {
+            self.folios[g].pte = RefPte::Clean;
+            self.dirty(g);
+        }
+        let was = self.folios[g].dirty;
+        self.clean(g);
+        was
+    }
+
+    /// `zap_pte_range`: a dirty PTE dirties the folio, then the PTE goes.
+    fn zap(&mut self, g: usize) {
+        if self.folios[g].pte == RefPte::Dirty {
+            self.dirty(g);
+        }
+        self.folios[g].pte = RefPte::None;
+    }
+
     pub fn apply(&mut self, op: AccOp) {
         match op {
-            AccOp::Dirty(f) => {
-                let wb = self.wb_of(f);
-                let can = self.can_writeback[self.folios[f].inode];
-                let folio = &mut self.folios[f];
-                if folio.in_cache && !folio.dirty {
-                    folio.dirty = true;
-                    folio.tagged = true;
-                    if can && folio.dropbehind {
-                        self.counter[wb] += folio.nr;
-                    }
+            AccOp::DontcacheWrite(f) => {
+                if let Some(g) = self.at(f) {
+                    self.dirty(g);
+                }
+            }
+            AccOp::BufferedWrite(f) => {
+                if let Some(g) = self.at(f) {
+                    self.lookup(g);
+                    self.dirty(g);
+                }
+            }
+            AccOp::Lookup(f) => {
+                if let Some(g) = self.at(f) {
+                    self.lookup(g);
+                }
+            }
+            AccOp::MkwriteFault(f) => {
+                if let Some(g) = self.at(f) {
+                    self.folios[g].pte = RefPte::Dirty;
+                    self.dirty(g);
+                }
+            }
+            AccOp::Zap(f) => {
+                if let Some(g) = self.at(f) {
+                    self.zap(g);
                 }
             }
             AccOp::Writeback(f) => {
-                if self.folios[f].in_cache {
-                    self.clean(f);
-                    // folio_end_dropbehind: a clean dropbehind folio is dropped.
-                    let folio = &mut self.folios[f];
-                    if folio.dropbehind && !folio.dirty {
-                        folio.dropbehind = false;
-                        folio.in_cache = false;
+                let Some(g) = self.at(f).filter(|&g| self.folios[g].tagged) else { return };
+                if self.folios[g].dirty {
+                    self.clear_dirty_for_io(g);
+                }
+                // folio_end_dropbehind: a clean dropbehind folio loses the flag and is unmapped
+                // (a dirty PTE dirties it again) and, if still clean, dropped.
+                if self.folios[g].dropbehind && !self.folios[g].dirty {
+                    self.folios[g].dropbehind = false;
+                    self.zap(g);
+                    if !self.folios[g].dirty {
+                        self.folios[g].in_cache = false;
+                    }
+                }
+            }
+            AccOp::WritebackRedirty(f) => {
+                if let Some(g) = self.at(f) {
+                    if self.clear_dirty_for_io(g) {
+                        self.dirty(g);
                     }
                 }
             }
             AccOp::Truncate(f) => {
-                if self.folios[f].in_cache {
-                    self.clean(f);
-                    self.folios[f].in_cache = false;
-                }
-            }
-            AccOp::Lookup(f) => {
-                let wb = self.wb_of(f);
-                let can = self.can_writeback[self.folios[f].inode];
-                let rev = self.rev;
-                let folio = &mut self.folios[f];
-                if folio.in_cache && folio.dropbehind {
-                    folio.dropbehind = false;
-                    if folio.dirty && (can || !rev.lookup_guard) {
-                        self.counter[wb] -=
-                            if rev.negate_u32 { -i64::from((folio.nr as u32).wrapping_neg()) } else { folio.nr };
-                    }
+                if let Some(g) = self.at(f) {
+                    self.zap(g);
+                    self.clean(g);
+                    self.folios[g].in_cache = false;
                 }
             }
             AccOp::Switch => {
@@ -147,6 +261,31 @@ impl RefAccounting {
                         }
                     }
                     self.inode_wb[0] = 2;
+                }
+            }
+            AccOp::Migrate => {
+                if self.folios[0].in_cache {
+                    // try_to_migrate passes a dirty PTE's bit to the folio; the PTE comes back
+                    // on the new folio, dirty if it was and the folio is.
+                    let pte = self.folios[0].pte;
+                    if pte == RefPte::Dirty {
+                        self.dirty(0);
+                    }
+                    let old = self.folios[0].clone();
+                    let new = &mut self.folios[5];
+                    new.in_cache = true;
+                    new.dirty = old.dirty;
+                    new.tagged = old.tagged;
+                    new.dropbehind = old.dropbehind;
+                    new.pte = match pte {
+                        RefPte::None => RefPte::None,
+                        RefPte::Dirty if old.dirty => RefPte::Dirty,
+                        _ => RefPte::Clean,
+                    };
+                    self.folios[0].in_cache = false;
+                    self.folios[0].dirty = false;
+                    self.folios[0].tagged = false;
+                    self.folios[0].pte = RefPte::None;
                 }
             }
             AccOp::Split => {
@@ -195,12 +334,12 @@ mod tests {
     #[test]
     fn split_without_the_flag_copy_leaks_the_tail() {
         let mut m = RefAccounting::new(ref_revision("v6-split-drops-flag").unwrap());
-        for op in [AccOp::Dirty(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
+        for op in [AccOp::DontcacheWrite(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
             m.apply(op);
         }
         assert!(m.counter_exact().is_some(), "{m:?}");
         let mut m = RefAccounting::new(ref_revision("v7").unwrap());
-        for op in [AccOp::Dirty(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
+        for op in [AccOp::DontcacheWrite(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
             m.apply(op);
         }
         assert_eq!(m.counter_exact(), None);
@@ -209,7 +348,7 @@ mod tests {
     #[test]
     fn u32_negation_adds_four_billion() {
         let mut m = RefAccounting::new(ref_revision("v6-u32-negate-32bit").unwrap());
-        m.apply(AccOp::Dirty(0));
+        m.apply(AccOp::DontcacheWrite(0));
         m.apply(AccOp::Lookup(0));
         assert_eq!(m.counter[1], 1 + (1i64 << 32) - 1);
     }
