@@ -41,7 +41,7 @@ enum Command {
         revision: String,
         #[arg(long)]
         checker: String,
-        /// quick or deep.
+        /// quick, scope or deep.
         #[arg(long, default_value = "quick")]
         tier: String,
         /// text or json.
@@ -144,7 +144,7 @@ struct RowArgs {
     /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
     #[arg(long)]
     checker: Vec<String>,
-    /// quick or deep.
+    /// quick, scope or deep.
     #[arg(long, default_value = "quick")]
     tier: String,
     /// No progress on stderr (progress is shown only when stderr is a terminal).
@@ -419,7 +419,7 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
         }
         Command::Explain { scenario } => {
             let info = find_scenario(&scenario).map_err(BadInput)?.info();
-            println!("{}", info.header);
+            println!("{}\n{}", info.header, info.scope.render());
             Ok(ExitCode::SUCCESS)
         }
         Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {

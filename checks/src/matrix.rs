@@ -18,6 +18,10 @@ pub struct StepJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CounterexampleJson {
     pub message: String,
+    /// The configuration of the scenario's declared scope the counterexample ran (empty for a
+    /// scenario with one configuration).
+    #[serde(default)]
+    pub configuration: String,
     pub placement: String,
     pub steps: Vec<StepJson>,
     pub replay: Option<String>,
@@ -30,6 +34,7 @@ impl From<&Counterexample> for CounterexampleJson {
     fn from(c: &Counterexample) -> Self {
         CounterexampleJson {
             message: c.message.clone(),
+            configuration: c.configuration.clone(),
             placement: c.placement.clone(),
             steps: c
                 .steps
@@ -52,6 +57,9 @@ pub struct Row {
     pub expected: String,
     pub verdict: String,
     pub executions: u64,
+    /// How many configurations of the scenario's declared scope the row ran.
+    #[serde(default)]
+    pub configurations: u64,
     pub millis: u64,
     pub bounds: BTreeMap<String, u64>,
     /// The first violated property.
@@ -108,6 +116,7 @@ impl Row {
             expected: if expected_violated.is_empty() { "pass" } else { "fail" }.to_string(),
             verdict,
             executions: outcome.executions,
+            configurations: outcome.configurations,
             millis: outcome.millis,
             bounds: outcome.bounds.iter().cloned().collect(),
             property: outcome.counterexamples.first().map(|c| c.property.to_string()),

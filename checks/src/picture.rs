@@ -110,7 +110,11 @@ fn panel(out: &mut String, p: &Panel<'_>, top: usize, width: usize, lanes: &[&st
     let title = wrap(&p.title, full_chars);
     text_lines(out, MARGIN, y, &title, true);
     y += title.len() * LINE_H;
-    let mut meta = wrap(&format!("placement: {}", p.cx.placement), full_chars);
+    let mut meta = Vec::new();
+    if !p.cx.configuration.is_empty() {
+        meta.extend(wrap(&format!("configuration: {}", p.cx.configuration), full_chars));
+    }
+    meta.extend(wrap(&format!("placement: {}", p.cx.placement), full_chars));
     if let Some(k) = p.cx.min_preemptions {
         meta.push(format!("smallest loom preemption bound with this violation: {k}"));
     }

@@ -70,6 +70,9 @@ pub fn markdown(m: &Matrix) -> String {
 pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "property {property} violated: {}", c.message);
+    if !c.configuration.is_empty() {
+        let _ = writeln!(out, "configuration: {}", c.configuration);
+    }
     let _ = writeln!(out, "placement: {}", c.placement);
     if let Some(k) = c.min_preemptions {
         let _ = writeln!(out, "smallest loom preemption bound with this violation: {k} (this trace)");
@@ -90,13 +93,14 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
 /// One row with its counterexamples.
 pub fn row_text(r: &Row) -> String {
     let mut out = format!(
-        "{} {} {}: expected {}, got {} ({}); {} executions in {} ms\n",
+        "{} {} {}: expected {}, got {} ({}); {} configuration(s), {} executions in {} ms\n",
         r.scenario,
         r.revision,
         r.checker,
         r.expected,
         r.verdict,
         status(r),
+        r.configurations,
         r.executions,
         r.millis
     );
@@ -112,7 +116,11 @@ pub fn row_text(r: &Row) -> String {
 /// A replayed execution (a replay string or a fuzzer's input): placement, trace, the violated
 /// properties, and the replay string of the execution.
 pub fn replayed_text(r: &Replayed) -> String {
-    let mut out = format!("placement: {}\n{}", r.placement, wb_core::trace::format_steps(&r.steps));
+    let mut out = String::new();
+    if !r.configuration.is_empty() {
+        let _ = writeln!(out, "configuration: {}", r.configuration);
+    }
+    let _ = write!(out, "placement: {}\n{}", r.placement, wb_core::trace::format_steps(&r.steps));
     if r.violations.is_empty() {
         out.push_str("no property violated in this execution\n");
     }

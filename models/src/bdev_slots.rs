@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry, NO_CLOSED_DEVICE_FLUSH};
@@ -48,6 +49,14 @@ pub struct Program {
     pub threads: Vec<(&'static str, Vec<Call>)>,
     /// (dev, at) records in slots 0.. before the threads start.
     pub prefill: Vec<(usize, i64)>,
+}
+
+impl Program {
+    /// The program as a configuration label.
+    pub fn label(&self) -> String {
+        let threads: Vec<String> = self.threads.iter().map(|(name, calls)| format!("{name} {calls:?}")).collect();
+        format!("{}; prefilled {:?}", threads.join(" || "), self.prefill)
+    }
 }
 
 /// loom: role sets small enough to explore exhaustively.
@@ -184,6 +193,7 @@ impl Model for SlotsModel {
         let program = if P::NAME == "shuttle" && self.variants.len() > 1 {
             let pick = P::choose(self.variants.len());
             setup.event("setup", "program {} of the mixture", &[pick as i64]);
+            trace.set_configuration(self.variants[pick].label());
             &self.variants[pick]
         } else {
             &self.program
@@ -234,6 +244,14 @@ impl Model for SlotsModel {
         vec![CpuPlan::Fixed(0); most]
     }
 
+    fn configurations(&self) -> u64 {
+        self.variants.len() as u64
+    }
+
+    fn configuration(&self) -> String {
+        self.program.label()
+    }
+
     fn placement_label(&self, _plans: &[CpuPlan]) -> String {
         if self.variants.len() > 1 && self.variants[0] != self.program {
             return "one of the shuttle programs, drawn (see the trace's first step)".into();
@@ -248,6 +266,24 @@ impl Model for SlotsModel {
             ("threads".into(), self.program.threads.len() as u64),
             ("role_sets".into(), self.variants.len() as u64),
         ]
+    }
+}
+
+/// The declared scope of bdev-slots.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("tracker", "mem_cgroup_track_foreign_dirty_slowpath for a bdev target", "folio_account_dirtied of a memcg's task dirtying a block device's page"),
+            role("flusher", "mem_cgroup_flush_foreign, then the dedicated workqueue's bdev_flush_by_dev", "balance_dirty_pages of a throttled memcg"),
+            role("devmgr", "close a device, reuse its number", "blkdev_release, device removal and re-creation"),
+        ],
+        counts: "loom: the three programs below (two trackers; a tracker and a flusher; a flusher and a device manager); shuttle: two larger programs, one drawn per execution",
+        sharing: "one memcg's table, capacity 2, device numbers 1..3",
+        initial: "the table empty, or prefilled as each program states",
+        excluded: "several memcgs (tables are per memcg and share nothing but the device registry)",
+        bounds: "loom: the tier's preemption bound; shuttle: the tier's iterations; oracle: every interleaving, at call granularity, of every loom and shuttle program",
+        configurations: loom_programs().iter().chain(shuttle_programs().iter()).map(Program::label).collect(),
     }
 }
 
@@ -292,6 +328,7 @@ impl ModelScenario for BdevSlots {
                 (NO_CLOSED_DEVICE_FLUSH, "bdev_flush_by_dev never writes back a closed device"),
                 (INFLIGHT_BOUND, "done.cnt stays in [1, 1 + flushers in flight]"),
             ],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }

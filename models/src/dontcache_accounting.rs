@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::filemap::{__filemap_get_folio_mpol, filemap_folio_at, folio_end_dropbehind, truncate_inode_folio};
@@ -449,6 +450,31 @@ impl Model for AccountingModel {
     }
 }
 
+/// The declared scope of dontcache-accounting.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("dontcache-write", "write_begin (FGP_LOCK | FGP_DONTCACHE), filemap_dirty_folio, unlock", "generic_perform_write / iomap_write_begin with IOCB_DONTCACHE"),
+            role("buffered-write", "write_begin (FGP_LOCK: the lookup clears PG_dropbehind and decrements), filemap_dirty_folio, unlock", "buffered writes without RWF_DONTCACHE (FGP_WRITEBEGIN includes FGP_LOCK)"),
+            role("lookup", "__filemap_get_folio_mpol without FGP_LOCK: reference, PG_dropbehind clear and decrement, put", "filemap_fault's first lookup, read_cache_folio, filemap_get_folio users"),
+            role("mkwrite-fault", "folio lock (do_page_mkwrite), PTE made writable and dirty, folio_mark_dirty, unlock", "wp_page_shared / do_shared_fault with ->page_mkwrite (filemap_page_mkwrite, iomap_page_mkwrite)"),
+            role("zap", "zap_pte_range under the PTL: a dirty PTE's bit to folio_mark_dirty, no folio lock", "munmap, exit_mmap, MADV_DONTNEED"),
+            role("writeback", "writeback_iter: folio lock, folio_clear_dirty_for_io (folio_mkclean first), I/O; folio_end_dropbehind", "the flusher's and fsync's writeback"),
+            role("writeback-redirty", "folio lock, folio_clear_dirty_for_io, folio_redirty_for_writepage, unlock", "->writepage implementations that cannot write now (ext4, btrfs, f2fs ...)"),
+            role("truncate", "truncate_inode_folio: lock, unmap (zap), __folio_cancel_dirty, filemap_remove_folio", "truncate, hole punch, invalidation"),
+            role("switcher", "inode_switch_wbs and its work (wb1 -> wb2)", "cgroup writeback: wbc_detach_inode's foreign-owner switch, cleanup_offline_cgwb"),
+            role("migrate", "migrate_folio: lock, try_to_migrate, __folio_migrate_mapping (PG_dirty and the entry under the xa_lock), folio_migrate_flags (PG_dropbehind), unlock", "compaction, NUMA balancing, memory offlining (migrate_pages, MIGRATE_SYNC)"),
+        ],
+        counts: "two threads (every pair of roles, a role with itself included except switch and migration, which the kernel never runs twice at once on one inode or folio), or three: a dirtier (dontcache-write, buffered-write, mkwrite-fault, zap, writeback-redirty), a cleaner (writeback, truncate, lookup, migrate) and the switcher",
+        sharing: "all threads on one folio: folio 0 of inode 0 (a mapping that can write back, on cgroup wb1; the switch moves it to wb2), or folio 2 of inode 1 (a mapping that cannot write back: no switch or migration)",
+        initial: "the folio a clean or dirty DONTCACHE folio (PG_dropbehind), its PTE unmapped, clean or dirty (a dirty PTE only on a dirty folio: the fault that dirtied the PTE dirtied the folio, and folio_mkclean cleans the PTE before writeback cleans the folio); a configuration runs only from starts where each of its roles can act (a fault and a zap need a mapped PTE; migration an unmapped folio)",
+        excluded: "migration of a mapped folio (try_to_migrate passes a dirty PTE's bit to the folio under the PTL, as zap does, and a fault on the migration entry waits for migration to end); a write fault without ->page_mkwrite (wp_page_reuse dirties the PTE before folio_lock: with zap in that window it would reopen the end-of-writeback leak, a three-thread configuration outside the scope); the split (its refcount freeze excludes every concurrent user: the oracle and the proptest comparison run it); three threads other than the switch triples",
+        bounds: "loom: 2 CPUs (threads alternate), batch 4; preemption bound 1 (quick), 2 (scope), 3 (deep). shuttle: the configuration drawn per execution; 10,000 / 50,000 / 200,000 iterations. oracle: every configuration, each thread's role once (quick) or twice, every interleaving of whole calls, plus the split program",
+        configurations: loom_mixes().iter().map(Mix::label).collect(),
+    }
+}
+
 pub struct DontcacheAccounting;
 
 impl DontcacheAccounting {
@@ -491,6 +517,7 @@ impl ModelScenario for DontcacheAccounting {
                 COUNTER_EXACT,
                 "at quiescence each wb's raw WB_DONTCACHE_DIRTY equals the pages of its dirty dropbehind folios in the page cache",
             )],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }

@@ -456,12 +456,15 @@ impl Model for KickModel {
         self.setups.len() as u64
     }
 
-    /// The whole scope at bound 1 (quick), 2 (scope), 3 (deep): see the header for the cost.
+    /// dontcache-kick: the whole scope at bound 1 (quick), 2 (scope), 3 (deep): see the header
+    /// for the cost. kick-rescuer (a scope of a dozen small configurations): 3, 3, 4.
     fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
-        Some(match tier {
-            Tier::Quick => 1,
-            Tier::Scope => 2,
-            Tier::Deep => 3,
+        Some(match (self.variant, tier) {
+            (KickVariant::Kick(_), Tier::Quick) => 1,
+            (KickVariant::Kick(_), Tier::Scope) => 2,
+            (KickVariant::Kick(_), Tier::Deep) => 3,
+            (KickVariant::Rescuer(_), Tier::Deep) => 4,
+            (KickVariant::Rescuer(_), _) => 3,
         })
     }
 
@@ -593,7 +596,7 @@ pub fn kick_scope_decl() -> ScopeDecl {
         sharing: "one bdi, its root wb; threads on one inode or on different ones (every partition); dontcache-writers on one inode may write one folio or different ones; a buffered-writer's folio is its own",
         initial: "each inode clean, or dirty (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on b_dirty); WB_has_dirty_io set exactly when an inode is dirty; WB_start_dontcache clear with nothing queued (a set bit with its run queued is the state a finished dontcache-writer leaves, which the configurations with one more writer reach)",
         excluded: "the flusher on the workqueue's rescuer (scenario kick-rescuer); cgroup wb switches (scenario wb-pin); a buffered write into a DONTCACHE folio (the lookup that clears PG_dropbehind: scenario dontcache-accounting); lazytime (I_DIRTY_TIME) and other tasks holding I_SYNC",
-        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run), CPU placements: one for a single dontcache-writer, three for two (one CPU, two CPUs, the first migrating); preemption bound 2 (quick), 3 (scope), 4 (deep). shuttle: the configuration drawn per execution, CPUs drawn, batch 4, a worker flusher; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls, up to 2 other threads with two operations each and three flusher runs",
+        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run), CPU placements: one for a single dontcache-writer, two for two (one CPU, two CPUs; no migration: the add runs with IRQs off under the i_pages lock); preemption bound 1 (quick), 2 (scope), 3 (deep). shuttle: the shuttle scope (up to three threads, two operations each) drawn per execution, CPUs drawn, batch 4, a worker flusher; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls over the loom scope, one operation per thread (quick) or two (scope, deep), three flusher runs",
         configurations: kick_scope().iter().map(Setup::label).collect(),
     }
 }
@@ -638,6 +641,7 @@ impl ModelScenario for DontcacheKick {
                     "at the end every inode with dirty pages has I_DIRTY_PAGES and is on its wb's I/O lists, and WB_has_dirty_io is set exactly when the lists are not empty",
                 ),
             ],
+            scope: kick_scope_decl(),
             revisions: revision_infos(expected),
         }
     }

@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -121,7 +122,9 @@ impl Model for FolioDirtyModel {
         // loom runs each workload as its own model; shuttle draws one per execution.
         let workload = if P::NAME == "shuttle" {
             let all = workloads();
-            all[P::choose(all.len())]
+            let w = all[P::choose(all.len())];
+            trace.set_configuration(format!("writes {w:?} (first page, pages)"));
+            w
         } else {
             self.workload
         };
@@ -161,6 +164,14 @@ impl Model for FolioDirtyModel {
         vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1)]
     }
 
+    fn configurations(&self) -> u64 {
+        workloads().len() as u64
+    }
+
+    fn configuration(&self) -> String {
+        format!("writes {:?} (first page, pages)", self.workload)
+    }
+
     fn placement_label(&self, _plans: &[CpuPlan]) -> String {
         format!("pgbench writes {:?} (first page, pages) racing one flusher pass", self.workload)
     }
@@ -171,6 +182,23 @@ impl Model for FolioDirtyModel {
             ("max_order".into(), u64::from(GEOMETRY.max_order)),
             ("workloads".into(), workloads().len() as u64),
         ]
+    }
+}
+
+/// The declared scope of folio-dirty-accounting.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("writer", "two pgbench-style writes (iomap_write_iter, charge, balance_dirty_pages)", "iomap_file_buffered_write"),
+            role("flusher", "one writeback pass (writeback_iter, cyclic)", "the flusher's background writeback"),
+        ],
+        counts: "one writer, one flusher pass",
+        sharing: "one 64-page file read sequentially first (readahead orders 0, 2, 4, 5, or the policy's folio size)",
+        initial: "the file clean and cached as the read phase left it",
+        excluded: "block sizes below the page size (the series rounds to pages)",
+        bounds: "every workload: two writes of 8 or 16 KiB at 8 KiB-aligned offsets in the first 128 KiB (1,024); loom each (the tier's preemption bound), shuttle one drawn per execution, the oracle each with the pass before, between and after the writes",
+        configurations: workloads().iter().map(|w| format!("writes {w:?} (first page, pages)")).collect(),
     }
 }
 
@@ -196,6 +224,7 @@ impl ModelScenario for FolioDirtyAccounting {
                 (CHARGE_EQUALS_WRITTEN, "pages charged equal pages written; at quiescence charged dirty equals the pages holding dirty blocks"),
                 (OVER_ACCOUNTING_BOUND, "pages charged <= pages written x folio size / block size"),
             ],
+            scope: scope_decl(),
             revisions: revision_infos(|p| [expected(p); 4]),
         }
     }

@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry};
@@ -131,6 +132,20 @@ impl Model for PolicyModel {
     }
 }
 
+/// The declared scope of foreign-policy.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![role("memcg", "dirty a bdev page (foreign), then mem_cgroup_flush_foreign with its queued writeback", "balance_dirty_pages of a task in a memcg writing a block device's page cache")],
+        counts: "two memcgs",
+        sharing: "one block device (its bdev inode on the root wb), one hot ordinary file on the root wb",
+        initial: "the device open, its open_mutex free, the file dirty",
+        excluded: "several dirtiers per memcg (the slot tables' races: scenario bdev-slots)",
+        bounds: "loom: the tier's preemption bound; shuttle: the tier's iterations; oracle: every interleaving of whole calls",
+        configurations: vec!["memcg1 + memcg2 on one device".into()],
+    }
+}
+
 pub struct ForeignPolicyScenario;
 
 fn expected(policy: ForeignPolicy) -> [&'static [&'static str]; 4] {
@@ -156,6 +171,7 @@ impl ModelScenario for ForeignPolicyScenario {
                 (FLUSH_SCOPE, "a flush caused by bdev dirtying writes only the bdev mapping"),
                 (PRESSURE_RELIEF, "a throttled memcg whose foreign dirty pages are bdev pages gets a writeback of the bdev mapping requested"),
             ],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }

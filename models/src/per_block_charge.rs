@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -190,12 +191,34 @@ impl Model for BlockModel {
         vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1), CpuPlan::Fixed(0)]
     }
 
+    fn configuration(&self) -> String {
+        format!("writer + munmap + flusher; start {:?}", self.start)
+    }
+
     fn placement_label(&self, _plans: &[CpuPlan]) -> String {
         format!("start {:?}; writer, munmap, flusher", self.start)
     }
 
     fn size(&self) -> Vec<(String, u64)> {
         vec![("threads".into(), 3), ("folio_pages".into(), u64::from(FOLIO_PAGES))]
+    }
+}
+
+/// The declared scope of per-block-charge.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("writer", "__iomap_write_end of one block (folio locked)", "iomap_file_buffered_write"),
+            role("munmap", "zap_pte_range: a dirty PTE's bit to iomap_dirty_folio (PTL only)", "munmap, exit, MADV_DONTNEED"),
+            role("flusher", "writeback_iter: folio_mkclean, folio_clear_dirty_for_io, iomap_writepage_map", "the flusher's writeback"),
+        ],
+        counts: "one of each",
+        sharing: "one 4-block folio mapped through one PTE of a shared mapping",
+        initial: "mapped dirty (iomap_page_mkwrite marked every block, PTE dirty) or mapped clean (PTE write-protected)",
+        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL)",
+        bounds: "loom: the tier's preemption bound; shuttle: the tier's iterations; oracle: every interleaving of whole calls from both starts, then a final sync",
+        configurations: vec!["writer + munmap + flusher; mapped dirty".into(), "writer + munmap + flusher; mapped clean".into()],
     }
 }
 
@@ -220,6 +243,7 @@ impl ModelScenario for PerBlockCharge {
             summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier and writeback (seed 003)",
             header: include_str!("per_block_charge.md"),
             properties: &[(CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it")],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }

@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -134,6 +135,23 @@ impl Model for PercpuModel {
     }
 }
 
+/// The declared scope of percpu-counter.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("adder", "percpu_counter_add_batch(+3) twice", "wb_stat_mod, every percpu_counter_add user"),
+            role("reader", "percpu_counter_read, percpu_counter_sum, percpu_counter_read", "wb_stat, wb_stat_sum, the dirty-limit readers"),
+        ],
+        counts: "two adders, one reader",
+        sharing: "one counter, 2 CPUs",
+        initial: "count and slots zero",
+        excluded: "CPU hotplug (the dead CPU's slot folded by the hotplug callback), percpu_counter_set, negative amounts (the proptest comparison covers them sequentially), the 32-bit tear of count",
+        bounds: "loom: batch 4, three placements (adders on different CPUs, on one, adder0 migrating between its slot read and its compare-exchange); the tier's preemption bound. shuttle: CPUs drawn. oracle: every interleaving, each add on either CPU",
+        configurations: vec!["adder0 + adder1 + reader".into()],
+    }
+}
+
 pub struct PercpuCounterScenario;
 
 fn expected(rev: PercpuRevision) -> [&'static [&'static str]; 4] {
@@ -160,6 +178,7 @@ impl ModelScenario for PercpuCounterScenario {
                 (READ_ERROR_BOUND, "every percpu_counter_read is within nr_cpus * (batch - 1) of a value the adds in flight allow (SC checkers)"),
                 (NO_LOST_UPDATE, "at quiescence count + slots equals the total of the adds"),
             ],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }

@@ -80,6 +80,8 @@ pub struct ScenarioInfo {
     pub header: &'static str,
     /// (property, what it asserts).
     pub properties: &'static [(&'static str, &'static str)],
+    /// The configuration space the verdicts are about (`wbcheck explain` prints it).
+    pub scope: crate::scope::ScopeDecl,
     pub revisions: Vec<RevisionInfo>,
 }
 

@@ -4,6 +4,7 @@ use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx, IRQ_ENABLED_UNDER_LOCK};
@@ -239,6 +240,24 @@ fn lost_wakeup<P: Platform>(wb: &Wb<P>, last_consumed: i64) -> Option<String> {
     ))
 }
 
+/// The declared scope of wb-pin.
+pub fn scope_decl() -> ScopeDecl {
+    let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    ScopeDecl {
+        roles: vec![
+            role("writer", "filemap_dirty_folio (a DONTCACHE folio), then filemap_dontcache_kick_writeback with the revision's pinning", "generic_perform_write with IOCB_DONTCACHE, then generic_write_sync"),
+            role("switcher", "inode_switch_wbs, then its work (synchronize_rcu, inode_do_switch_wbs, wb_wakeup, puts)", "cgroup writeback's foreign-owner switch (wbc_detach_inode), cleanup_offline_cgwb"),
+            role("kworker", "queued runs of wb1's and wb2's wb_workfn (consume, writeback of the inode)", "bdi_wq's kworkers"),
+        ],
+        counts: "loom: one writer with one operation, the switcher, the kworker with two passes; shuttle: two writers with two operations each",
+        sharing: "one inode on cgroup wb1 switching to wb2, its folios (one per operation)",
+        initial: "wb1's memcg offline (cgwb_kill dropped the initial reference: the inode's is the last), the inode clean, nothing queued",
+        excluded: "an old wb whose memcg is online (its initial reference keeps every put from being the last: the lifetime properties cannot fail there, and the kick lost across the switch is the same one); a second switch (I_WB_SWITCH makes it return); other inodes on the wbs (dontcache-kick's subject)",
+        bounds: "loom: 2 CPUs, batch 4, one placement (writer cpu0, switcher and kworker cpu1); preemption bound 3 (quick, scope: v6-unpinned's use-after-free needs 3), 4 (deep). shuttle: 10,000 / 50,000 / 200,000 iterations. oracle: every interleaving of whole calls, two writers (three deep)",
+        configurations: vec!["writer + switcher + kworker; wb1 killed, inode clean".into()],
+    }
+}
+
 pub struct WbPin;
 
 fn expected(rev: PinRevision) -> [&'static [&'static str]; 4] {
@@ -281,6 +300,7 @@ impl ModelScenario for WbPin {
                 (REFCOUNT, "no underflow; at the end each wb's count equals its holders and it was freed once iff it has none"),
                 (LOST_WAKEUP, "at the end every live wb with dirty DONTCACHE pages has its kick bit set and a run queued, or its last consume read them"),
             ],
+            scope: scope_decl(),
             revisions: revision_infos(expected),
         }
     }
