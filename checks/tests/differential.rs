@@ -208,13 +208,18 @@ macro_rules! accounting_machine {
                 Just(RefAccounting::new(ref_revision($revision).unwrap())).boxed()
             }
             fn transitions(_: &RefAccounting) -> BoxedStrategy<AccOp> {
-                let folio = 0..5usize;
+                let folio = 0..6usize;
                 prop_oneof![
-                    3 => folio.clone().prop_map(AccOp::Dirty),
+                    3 => folio.clone().prop_map(AccOp::DontcacheWrite),
+                    1 => folio.clone().prop_map(AccOp::BufferedWrite),
+                    1 => folio.clone().prop_map(AccOp::MkwriteFault),
+                    1 => folio.clone().prop_map(AccOp::Zap),
                     2 => folio.clone().prop_map(AccOp::Writeback),
+                    1 => folio.clone().prop_map(AccOp::WritebackRedirty),
                     1 => folio.clone().prop_map(AccOp::Truncate),
                     3 => folio.prop_map(AccOp::Lookup),
                     1 => Just(AccOp::Switch),
+                    1 => Just(AccOp::Migrate),
                     1 => Just(AccOp::Split),
                 ]
                 .boxed()

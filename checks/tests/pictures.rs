@@ -38,16 +38,23 @@ fn run_writes_an_svg_swimlane_and_mermaid() {
     svg_root(&doc);
     let texts: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
     // One lane header per thread.
-    for thread in ["writer0", "writer1", "flusher"] {
-        assert!(texts.contains(&thread), "no lane for {thread}");
+    let mut threads: Vec<&str> = steps.iter().map(|s| s["thread"].as_str().unwrap()).collect();
+    threads.sort();
+    threads.dedup();
+    assert!(threads.contains(&"flusher") && threads.len() >= 2, "{threads:?}");
+    for thread in &threads {
+        assert!(texts.contains(thread), "no lane for {thread}");
     }
+    let configuration = row["counterexample"]["configuration"].as_str().unwrap();
+    assert!(texts.iter().any(|t| t.starts_with("configuration: ")), "the picture names its configuration");
+    assert!(configuration.contains("dontcache-writer"), "{configuration}");
     // One box per step, numbered, with its function; plus the lane headers and the verdict box.
     for (i, s) in steps.iter().enumerate() {
         let head = format!("{} {}", i + 1, s["function"].as_str().unwrap());
         assert!(texts.iter().any(|t| t.starts_with(&head)), "no box for step {}", i + 1);
     }
     let rects = doc.descendants().filter(|n| n.has_tag_name("rect")).count();
-    assert_eq!(rects, 1 + 3 + steps.len() + 1, "background, lanes, steps, verdict");
+    assert_eq!(rects, 1 + threads.len() + steps.len() + 1, "background, lanes, steps, verdict");
     assert!(texts.iter().any(|t| t.starts_with("property lost-wakeup violated")));
 
     let out = wbcheck(&[&args[..], &["--mermaid"]].concat());

@@ -380,7 +380,8 @@ pub struct Accounting {
     /// Our complete fix: a per-folio "counted" bit (PG_DONTCACHE_COUNTED) that the dirtier sets
     /// under the i_pages lock only while PG_dirty and PG_dropbehind are both still set, and that
     /// every clear of PG_dirty or PG_dropbehind clears in the same RMW, counting out exactly the
-    /// pages it had counted in; the switch moves the folios with the bit set. Implies part 2.
+    /// pages it had counted in; migration moves it with PG_dirty under the i_pages lock; the
+    /// switch moves the folios with the bit set. Implies part 2.
     pub counted_bit: bool,
     /// Our fix (part 2): the lookup clears PG_dropbehind inside its
     /// `unlocked_inode_to_wb_begin/end` section, so a switch's transfer sees the flag change and
