@@ -78,17 +78,27 @@ impl<P: Platform> BitWord<P> {
         old
     }
 
-    /// `word |= mask` for a word whose writers hold a lock (`inode->i_state` under `i_lock`):
-    /// unordered; the lock orders it.
+    /// `word |= mask` for a word whose writers all hold one lock (`inode->i_state` under
+    /// `i_lock`): a plain read and store, unordered (the lock orders it). A store that would not
+    /// change the word is left out: a lockless reader sees the same value either way, and the
+    /// checkers need not try both.
     #[inline]
     pub fn or_locked(&self, mask: usize) {
-        self.word.fetch_or(mask, Ordering::Relaxed);
+        let old = self.word.load(Ordering::Relaxed);
+        if old | mask != old {
+            self.word.store(old | mask, Ordering::Relaxed);
+        }
     }
 
-    /// `word &= ~mask` for a word whose writers hold a lock; returns the old word. Unordered.
+    /// `word &= ~mask` for a word whose writers all hold one lock; returns the old word. As
+    /// [`BitWord::or_locked`].
     #[inline]
     pub fn andnot_locked(&self, mask: usize) -> usize {
-        self.word.fetch_and(!mask, Ordering::Relaxed)
+        let old = self.word.load(Ordering::Relaxed);
+        if old & !mask != old {
+            self.word.store(old & !mask, Ordering::Relaxed);
+        }
+        old
     }
 
     /// A `try_cmpxchg` loop: apply `f` to the word until it sticks or `f` declines; returns the

@@ -52,7 +52,7 @@ fn inode_io_list_move_locked<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &W
 /// `inode_cgwb_move_to_attached()`: clear I_SYNC_QUEUED, take the inode off the I/O lists
 /// (`b_attached` is no list here), `wb_io_lists_depopulated`. Under `list_lock` and `i_lock`.
 fn inode_cgwb_move_to_attached<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) {
-    inode.i_state.andnot_locked(1 << I_SYNC_QUEUED);
+    inode.set_sync_bit(I_SYNC_QUEUED, false);
     if inode.io_list() != IoList::None {
         wb.add_io_inodes(-1);
         inode.set_io_list(IoList::None);
@@ -64,7 +64,7 @@ fn inode_cgwb_move_to_attached<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: 
 /// `b_dirty` (its `dirtied_when` becomes the newest tick: the kernel keeps the old stamp unless it
 /// is older than the head's, which only matters for kupdate expiry, left out).
 fn redirty_tail_locked<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) {
-    inode.i_state.andnot_locked(1 << I_SYNC_QUEUED);
+    inode.set_sync_bit(I_SYNC_QUEUED, false);
     inode.set_dirtied_when(wb.tick());
     inode_io_list_move_locked(ctx, inode, wb, IoList::Dirty);
 }
@@ -142,7 +142,7 @@ pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: us
     ctx.event(F, "inode {}: i_state |= {dirty}; was clean -> drop i_lock, take list_lock", &[ino, kind]);
     let (wb, _list) = locked_inode_to_wb_and_lock_list(ctx, inode, i_lock);
     let _i_lock = inode.i_lock.lock();
-    if inode.i_state.test_bit(I_SYNC_QUEUED) {
+    if inode.sync_bit(I_SYNC_QUEUED) {
         ctx.event(F, "inode {}: I_SYNC_QUEUED -> the flusher requeues it", &[ino]);
         return;
     }
@@ -321,7 +321,7 @@ pub fn wb_writeback<P: Platform>(
         for inode in &q {
             let _i_lock = inode.i_lock.lock();
             inode.set_io_list(IoList::Io);
-            inode.i_state.or_locked(1 << I_SYNC_QUEUED);
+            inode.set_sync_bit(I_SYNC_QUEUED, true);
         }
         ctx.event("queue_io", "wb{}: {} inode(s) -> b_io", &[wb.id as i64, q.len() as i64]);
         q
@@ -338,11 +338,11 @@ pub fn wb_writeback<P: Platform>(
                 continue;
             }
             let _i_lock = inode.i_lock.lock();
-            if inode.i_state.test_bit(I_SYNC) {
+            if inode.sync_bit(I_SYNC) {
                 inode_io_list_move_locked(ctx, inode, wb, IoList::MoreIo);
                 continue;
             }
-            inode.i_state.or_locked(1 << I_SYNC);
+            inode.set_sync_bit(I_SYNC, true);
             drop(list);
         }
         let pages = __writeback_single_inode(ctx, inode);
@@ -353,7 +353,7 @@ pub fn wb_writeback<P: Platform>(
         if requeue_inode(ctx, inode, tmp_wb) {
             written.inodes_cleaned += 1;
         }
-        inode.i_state.andnot_locked(1 << I_SYNC);
+        inode.set_sync_bit(I_SYNC, false);
     }
     written
 }

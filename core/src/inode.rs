@@ -37,6 +37,12 @@ pub struct Inode<P: Platform> {
     pub i_pages: SpinLock<P, ()>,
     /// `inode->i_wb`: the id of the wb in `bdi`.
     i_wb: P::AtomicUsize,
+    /// The `i_state` bits I_SYNC and I_SYNC_QUEUED. In the kernel they share `i_state` with the
+    /// dirty bits; every access to them holds `i_lock`, and the lockless readers of `i_state`
+    /// (`__mark_inode_dirty`'s "already dirty" test, `unlocked_inode_to_wb_begin`'s I_WB_SWITCH)
+    /// mask them out, so they live apart here, out of the checkers' sight ([`Locked`]): the same
+    /// decisions, without the interleavings of bits no lockless reader tests.
+    sync_bits: Locked,
     /// `inode->i_io_list`: which list of its wb the inode is on ([`IoList`]); changed under that
     /// wb's `list_lock` (and `i_lock`).
     io_list: Locked,
@@ -62,6 +68,7 @@ impl<P: Platform> Inode<P> {
             i_lock: SpinLock::new(()),
             i_pages: SpinLock::new(()),
             i_wb: P::AtomicUsize::new(wb),
+            sync_bits: Locked::new(0),
             io_list: Locked::new(IoList::None as usize),
             dirtied_when: Locked::new(0),
             nr_dirty_tagged: P::AtomicUsize::new(0),
@@ -113,6 +120,17 @@ impl<P: Platform> Inode<P> {
             folio.marks.clear_bit(PAGECACHE_TAG_DIRTY);
             self.nr_dirty_tagged.fetch_sub(1, Ordering::Relaxed);
         }
+    }
+
+    /// Whether `i_state` has `bit` (I_SYNC or I_SYNC_QUEUED); caller holds `i_lock`.
+    pub fn sync_bit(&self, bit: u32) -> bool {
+        self.sync_bits.get() & 1 << bit != 0
+    }
+
+    /// Set or clear `bit` (I_SYNC or I_SYNC_QUEUED) in `i_state`; caller holds `i_lock`.
+    pub(crate) fn set_sync_bit(&self, bit: u32, on: bool) {
+        let word = self.sync_bits.get();
+        self.sync_bits.set(if on { word | 1 << bit } else { word & !(1 << bit) });
     }
 
     /// The list the inode is on (caller holds its wb's `list_lock`, or reads at quiescence).

@@ -30,7 +30,7 @@ pub fn rescuer_scope_decl() -> ScopeDecl {
         sharing: "one bdi and its root wb; the writers on one inode (one folio or two) or on two",
         initial: "every inode clean, WB_has_dirty_io 0, WB_start_dontcache clear, nothing queued",
         excluded: "buffered writers and inode dirtiers (dontcache-kick's scope: the WB_has_dirty_io window would fail every revision here for a reason of its own); a rescuer run that finds the wb unregistered takes the normal path (covered: it is wb-pin's release flush)",
-        bounds: "loom: 2 CPUs, batch 2, CPU placements as in dontcache-kick; preemption bound 3 (quick, scope), 4 (deep). shuttle: 10,000 / 50,000 / 200,000 iterations. oracle: every interleaving of whole calls, the configuration's two runs",
+        bounds: "loom: 2 CPUs, batch 2, CPU placements as in dontcache-kick; preemption bound 1 (quick), 2 (scope), 3 (deep). shuttle: 10,000 / 50,000 / 200,000 iterations. oracle: every interleaving of whole calls, the configuration's two runs",
         configurations: rescuer_scope().iter().map(Setup::label).collect(),
     }
 }

@@ -41,6 +41,10 @@ fn results_state_the_loom_predictions() {
         ("v7-no-mb", "Never"),
         ("v5-late-clear", "Sometimes"),
         ("v5-approx-read", "Sometimes"),
+        ("v7-fix-kick", "Never"),
+        ("v7-fix-kick-posted", "Never"),
+        ("v7-fix-kick-posted-no-mb", "Sometimes"),
+        ("v7-fix-kick-no-mb", "Never"),
     ] {
         assert_eq!(result(rev), want, "{rev}");
     }
