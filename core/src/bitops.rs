@@ -78,27 +78,22 @@ impl<P: Platform> BitWord<P> {
         old
     }
 
-    /// `word |= mask` for a word whose writers all hold one lock (`inode->i_state` under
-    /// `i_lock`): a plain read and store, unordered (the lock orders it). A store that would not
-    /// change the word is left out: a lockless reader sees the same value either way, and the
-    /// checkers need not try both.
+    /// `word |= mask` for a word whose writers hold a lock (`inode->i_state` under `i_lock`):
+    /// unordered; the lock orders it. An RMW, not a load and a store: in C11 only RMWs continue a
+    /// release sequence, and a lockless acquire reader of the word (`unlocked_inode_to_wb_begin`)
+    /// must stay ordered after an earlier release store to it (the switch's I_WB_SWITCH clear),
+    /// as LKMM orders it through the lock hand-over (a load and a store here let loom read a
+    /// stale `i_wb` LKMM forbids).
     #[inline]
     pub fn or_locked(&self, mask: usize) {
-        let old = self.word.load(Ordering::Relaxed);
-        if old | mask != old {
-            self.word.store(old | mask, Ordering::Relaxed);
-        }
+        self.word.fetch_or(mask, Ordering::Relaxed);
     }
 
-    /// `word &= ~mask` for a word whose writers all hold one lock; returns the old word. As
+    /// `word &= ~mask` for a word whose writers hold a lock; returns the old word. An RMW, as
     /// [`BitWord::or_locked`].
     #[inline]
     pub fn andnot_locked(&self, mask: usize) -> usize {
-        let old = self.word.load(Ordering::Relaxed);
-        if old & !mask != old {
-            self.word.store(old & !mask, Ordering::Relaxed);
-        }
-        old
+        self.word.fetch_and(!mask, Ordering::Relaxed)
     }
 
     /// A `try_cmpxchg` loop: apply `f` to the word until it sticks or `f` declines; returns the
