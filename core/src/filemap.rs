@@ -4,7 +4,7 @@
 
 use crate::ctx::Ctx;
 use crate::folio::{
-    Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
+    Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND,
 };
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::page_writeback::{filemap_dirty_folio, folio_account_cleaned};
@@ -193,7 +193,7 @@ fn folio_unmap_invalidate<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &F
 }
 
 /// `folio_end_dropbehind()` after writeback completes in task context: if PG_dropbehind is set
-/// and `folio_trylock` succeeds, `filemap_end_dropbehind`: unless under writeback or dirty,
+/// and `folio_trylock` succeeds, `filemap_end_dropbehind`: unless dirty (never under writeback here),
 /// `folio_test_clear_dropbehind` and, if it was set, invalidate (remove from the page cache).
 pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
     const F: &str = "folio_end_dropbehind";
@@ -204,7 +204,7 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
         ctx.event(F, "folio {}: folio_trylock failed -> keep", &[folio.index as i64]);
         return;
     };
-    if !folio.in_page_cache() || folio.flags.test_bit(PG_WRITEBACK) || folio.test_dirty() {
+    if !folio.in_page_cache() || folio.test_dirty() {
         ctx.event(F, "folio {} gone, under writeback or dirty -> keep", &[folio.index as i64]);
         return;
     }

@@ -1,6 +1,6 @@
 //! `struct folio`: the flags word (head page), its page-cache marks, its lock and its size.
 //!
-//! PG_dirty, PG_dropbehind, PG_locked and PG_writeback live in one word, operated on with the
+//! PG_dirty and PG_dropbehind live in one word, operated on with the
 //! bitops of [`crate::bitops`] as the kernel's page-flags.h accessors do. Bit numbers are the
 //! model's own; only their being one word matters. The folio lock (PG_locked, a sleeping bit lock)
 //! is modelled as a lock object of its own.
@@ -11,7 +11,6 @@ use crate::sync::{Atomic, Ordering, Platform, SpinGuard, SpinLock};
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
-pub const PG_WRITEBACK: u32 = 2;
 /// PG_dropbehind (6.14, a323281cdfec): the folio came from an RWF_DONTCACHE write.
 pub const PG_DROPBEHIND: u32 = 3;
 /// Not a kernel flag: our fix `v7-fix-counted-bit` proposes one. Set while the folio's pages are
@@ -20,7 +19,6 @@ pub const PG_DONTCACHE_COUNTED: u32 = 4;
 
 /// Xarray marks of the folio's page-cache entry (changed under the i_pages lock).
 pub const PAGECACHE_TAG_DIRTY: u32 = 0;
-pub const PAGECACHE_TAG_WRITEBACK: u32 = 1;
 /// Not a mark: the folio is in the page cache (`folio->mapping` is set). Changed under the
 /// i_pages lock (insertion, `page_cache_delete`, split).
 pub const IN_PAGE_CACHE: u32 = 2;

@@ -2,7 +2,7 @@
 //! new one, as `migrate_pages(.., MIGRATE_SYNC)` does it through `filemap_migrate_folio`.
 
 use crate::ctx::Ctx;
-use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_WRITEBACK};
+use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED};
 use crate::inode::Inode;
 use crate::page_writeback::filemap_dirty_folio;
 use crate::pte::{remove_migration_pte, zap_pte_range};
@@ -11,8 +11,8 @@ use crate::sync::Platform;
 /// Migrate `old` (in `inode`'s page cache) to `new` (a fresh folio of the same size, not yet in
 /// the page cache). Returns whether it moved.
 ///
-/// - `migrate_folio_unmap`: `folio_lock(old)`; a folio under writeback is skipped (its I/O
-///   completes at once here, so only a racing writeback's window); `try_to_migrate` replaces a
+/// - `migrate_folio_unmap`: `folio_lock(old)` (a folio is never under writeback here: the I/O
+///   completes inside writeback's folio lock); `try_to_migrate` replaces a
 ///   mapped PTE by a migration entry under the PTL, passing a dirty PTE's bit to the folio
 ///   (`folio_mark_dirty`), as `zap_pte_range` does; `folio_trylock(new)`.
 /// - `__folio_migrate_mapping` under `xas_lock_irq`: `folio_ref_freeze` (fails, -EAGAIN, while a
@@ -26,8 +26,8 @@ use crate::sync::Platform;
 pub fn migrate_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Folio<P>, new: &Folio<P>) -> bool {
     const F: &str = "migrate_folio";
     let _old_lock = old.lock();
-    if !old.in_page_cache() || old.flags.test_bit(PG_WRITEBACK) {
-        ctx.event(F, "folio {} gone or under writeback -> not migrated", &[old.index as i64]);
+    if !old.in_page_cache() {
+        ctx.event(F, "folio {} gone -> not migrated", &[old.index as i64]);
         return false;
     }
     let pte = old.pte.state();

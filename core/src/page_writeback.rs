@@ -4,7 +4,7 @@
 
 use crate::ctx::Ctx;
 use crate::folio::{
-    Folio, PAGECACHE_TAG_DIRTY, PAGECACHE_TAG_WRITEBACK, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND, PG_WRITEBACK,
+    Folio, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND,
 };
 use crate::fs_writeback::__mark_inode_dirty;
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode, I_DIRTY_PAGES};
@@ -140,32 +140,32 @@ fn clear_dirty_and_account<P: Platform>(
     was_dirty
 }
 
-/// `__folio_start_writeback()`: set PG_writeback; under the i_pages lock set the WRITEBACK mark
-/// and drop the DIRTY mark if PG_dirty is still clear (WB_WRITEBACK is left out with the other
-/// stats).
-pub fn __folio_start_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    folio.flags.set_bit(PG_WRITEBACK);
+/// `__folio_start_writeback()` and the `__folio_end_writeback()` of its I/O, which completes at
+/// once in the models: in one i_pages lock section, drop the DIRTY mark if PG_dirty is still clear.
+/// PG_writeback and the WRITEBACK mark would be set and cleared inside that section and the
+/// folio lock, where no modelled reader can see them, so they are left out (as are WB_WRITEBACK
+/// and the other stats); a folio is never seen under writeback.
+pub fn folio_write_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
     let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_start_writeback: xa_unlock_irqrestore");
-    folio.marks.set_bit(PAGECACHE_TAG_WRITEBACK);
     if !folio.test_dirty() {
         inode.xa_clear_dirty_mark(folio);
     }
-    ctx.event("__folio_start_writeback", "folio {} under writeback", &[folio.index as i64]);
+    ctx.event("__folio_start_writeback", "folio {} written (the I/O completes at once)", &[folio.index as i64]);
 }
 
 /// One step of `writeback_iter` for a locked folio (`folio_prepare_writeback`: still in the page
-/// cache, still dirty, not under writeback, then `folio_clear_dirty_for_io`) and the
-/// filesystem's write of it, the I/O completing at once (`__folio_start_writeback`,
-/// `__folio_end_writeback`). Returns whether the folio was written.
+/// cache, still dirty (never under writeback here: see [`folio_write_io`]), then
+/// `folio_clear_dirty_for_io`) and the
+/// filesystem's write of it, the I/O completing at once ([`folio_write_io`]). Returns whether the
+/// folio was written.
 pub fn write_locked_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
-    if !folio.in_page_cache() || !folio.test_dirty() || folio.flags.test_bit(PG_WRITEBACK) {
+    if !folio.in_page_cache() || !folio.test_dirty() {
         return false;
     }
     if !folio_clear_dirty_for_io(ctx, inode, folio) {
         return false;
     }
-    __folio_start_writeback(ctx, inode, folio);
-    __folio_end_writeback(ctx, inode, folio);
+    folio_write_io(ctx, inode, folio);
     true
 }
 
@@ -181,14 +181,6 @@ pub fn do_writepages<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>) -> i64 {
         }
     }
     pages
-}
-
-/// `__folio_end_writeback()` for the I/O `__folio_start_writeback` began (completion is
-/// immediate in the models): under the i_pages lock clear the WRITEBACK mark, then PG_writeback.
-pub fn __folio_end_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_end_writeback: xa_unlock_irqrestore");
-    folio.marks.clear_bit(PAGECACHE_TAG_WRITEBACK);
-    folio.flags.clear_bit(PG_WRITEBACK);
 }
 
 /// `folio_account_cleaned()` (v7): the caller has cleared PG_dirty; if PG_dropbehind is set

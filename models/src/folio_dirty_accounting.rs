@@ -164,6 +164,16 @@ impl Model for FolioDirtyModel {
         vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1)]
     }
 
+    /// Bound 2 (quick), 3 (scope), 4 (deep): the policies differ sequentially (every checker
+    /// agrees, the oracle included), so the quick tier spends less on interleavings.
+    fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
+        Some(match tier {
+            Tier::Quick => 2,
+            Tier::Scope => 3,
+            Tier::Deep => 4,
+        })
+    }
+
     fn configurations(&self) -> u64 {
         workloads().len() as u64
     }

@@ -48,8 +48,12 @@ pub struct PinConfig {
 }
 
 impl PinConfig {
-    pub fn loom(_tier: Tier) -> PinConfig {
-        PinConfig { writers: 1, ops_per_writer: 1, nr_cpus: 2, batch: 4, kworker: Kworker::Passes(2) }
+    /// The kworker's passes are the flusher's bound: one in the quick tier, two in the scope and
+    /// deep tiers (one pass already runs each wb's queued run once, after any of the writer's and
+    /// the switcher's steps; a second lets a run start before and another after them).
+    pub fn loom(tier: Tier) -> PinConfig {
+        let passes = if tier == Tier::Quick { 1 } else { 2 };
+        PinConfig { writers: 1, ops_per_writer: 1, nr_cpus: 2, batch: 4, kworker: Kworker::Passes(passes) }
     }
 
     pub fn shuttle(_tier: Tier) -> PinConfig {
@@ -249,7 +253,7 @@ pub fn scope_decl() -> ScopeDecl {
             role("switcher", "inode_switch_wbs, then its work (synchronize_rcu, inode_do_switch_wbs, wb_wakeup, puts)", "cgroup writeback's foreign-owner switch (wbc_detach_inode), cleanup_offline_cgwb"),
             role("kworker", "queued runs of wb1's and wb2's wb_workfn (consume, writeback of the inode)", "bdi_wq's kworkers"),
         ],
-        counts: "loom: one writer with one operation, the switcher, the kworker with two passes; shuttle: two writers with two operations each",
+        counts: "loom: one writer with one operation, the switcher, the kworker with one pass over both wbs (quick) or two (scope, deep); shuttle: two writers with two operations each, the kworker running until nothing is queued",
         sharing: "one inode on cgroup wb1 switching to wb2, its folios (one per operation)",
         initial: "wb1's memcg offline (cgwb_kill dropped the initial reference: the inode's is the last), the inode clean, nothing queued",
         excluded: "an old wb whose memcg is online (its initial reference keeps every put from being the last: the lifetime properties cannot fail there, and the kick lost across the switch is the same one); a second switch (I_WB_SWITCH makes it return); other inodes on the wbs (dontcache-kick's subject)",
