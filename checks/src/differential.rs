@@ -275,7 +275,7 @@ impl CoreAccounting {
             rf.dirty = folio.test_dirty();
             rf.dropbehind = folio.test_dropbehind();
             rf.tagged = if rf.in_cache { folio.marks.test_bit(PAGECACHE_TAG_DIRTY) } else { like.folios[f].tagged };
-            rf.pte = match folio.pte.state() {
+            rf.pte = match folio.pte.as_ref().map_or(PteState::None, |p| p.state()) {
                 PteState::None => RefPte::None,
                 PteState::Clean => RefPte::Clean,
                 PteState::Dirty => RefPte::Dirty,

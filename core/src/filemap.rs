@@ -178,7 +178,9 @@ pub fn truncate_inode_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
 /// dirty PTE's dirty bit to the folio (`folio_mark_dirty`) before removing it. After this no
 /// PTE can dirty the folio.
 fn unmap_mapping_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
-    zap_pte_range(ctx, &folio.pte, || filemap_dirty_folio(ctx, inode, folio, true));
+    if let Some(pte) = &folio.pte {
+        zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio, true));
+    }
 }
 
 /// `folio_unmap_invalidate()` (folio locked): unmap it, then under the i_pages lock give up if

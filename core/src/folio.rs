@@ -31,11 +31,13 @@ pub struct Folio<P: Platform> {
     /// Page-cache index of the first page.
     pub index: u64,
     nr_pages: u32,
-    /// The folio's PTE in the file's one shared mapping (unmapped unless a model maps it).
-    pub pte: Pte<P>,
+    /// The folio's PTE in the file's one shared mapping, if the model maps the file (a model that
+    /// does not leaves it out: fewer objects for the checkers to track).
+    pub pte: Option<Pte<P>>,
     /// References beyond the page cache's own (`folio_try_get` by lookups), or [`FROZEN`] while
-    /// migration has frozen the count (`folio_ref_freeze`).
-    refs: P::AtomicUsize,
+    /// migration has frozen the count (`folio_ref_freeze`); tracked only where a model migrates
+    /// folios (nothing else reads the count).
+    refs: Option<P::AtomicUsize>,
 }
 
 /// `folio_ref_freeze`'s zero count, as the model's reference word.
@@ -53,15 +55,16 @@ impl<P: Platform> Folio<P> {
             lock: SpinLock::new(()),
             index,
             nr_pages,
-            pte: Pte::with_state(PteState::None),
-            refs: P::AtomicUsize::new(0),
+            pte: None,
+            refs: None,
         }
     }
 
-    /// The same folio mapped through a PTE in `state` (a clean folio has no dirty PTE: a write
-    /// fault dirties the folio when it dirties the PTE, and writeback cleans the PTE first).
+    /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
+    /// dirty PTE: a write fault dirties the folio when it dirties the PTE, and writeback cleans
+    /// the PTE first); and its references are counted, for migration.
     pub fn mapped(self, state: PteState) -> Self {
-        Folio { pte: Pte::with_state(state), ..self }
+        Folio { pte: Some(Pte::with_state(state)), refs: Some(P::AtomicUsize::new(0)), ..self }
     }
 
     /// A folio not (yet) in the page cache: the new folios a split will create.
@@ -72,8 +75,8 @@ impl<P: Platform> Folio<P> {
             lock: SpinLock::new(()),
             index,
             nr_pages,
-            pte: Pte::with_state(PteState::None),
-            refs: P::AtomicUsize::new(0),
+            pte: None,
+            refs: None,
         }
     }
 
@@ -104,12 +107,13 @@ impl<P: Platform> Folio<P> {
 
     /// `folio_try_get()`: take a reference unless the count is frozen.
     pub fn try_get(&self) -> bool {
-        let mut cur = self.refs.load(Ordering::Relaxed);
+        let Some(refs) = &self.refs else { return true };
+        let mut cur = refs.load(Ordering::Relaxed);
         loop {
             if cur == FROZEN {
                 return false;
             }
-            match self.refs.compare_exchange(cur, cur + 1, Ordering::AcqRel, Ordering::Relaxed) {
+            match refs.compare_exchange(cur, cur + 1, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => return true,
                 Err(now) => cur = now,
             }
@@ -118,17 +122,21 @@ impl<P: Platform> Folio<P> {
 
     /// `folio_put()` of a reference [`Folio::try_get`] took.
     pub fn put(&self) {
-        self.refs.fetch_sub(1, Ordering::Release);
+        if let Some(refs) = &self.refs {
+            refs.fetch_sub(1, Ordering::Release);
+        }
     }
 
     /// `folio_ref_freeze(folio, expected)`: succeeds only if nobody else holds a reference.
     pub fn ref_freeze(&self) -> bool {
-        self.refs.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+        self.refs.as_ref().is_none_or(|r| r.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok())
     }
 
     /// `folio_ref_unfreeze()`.
     pub fn ref_unfreeze(&self) {
-        self.refs.store(0, Ordering::Release);
+        if let Some(refs) = &self.refs {
+            refs.store(0, Ordering::Release);
+        }
     }
 
     /// `folio_trylock()`.

@@ -5,7 +5,7 @@ use crate::ctx::Ctx;
 use crate::folio::{Folio, IN_PAGE_CACHE, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED};
 use crate::inode::Inode;
 use crate::page_writeback::filemap_dirty_folio;
-use crate::pte::{remove_migration_pte, zap_pte_range};
+use crate::pte::{remove_migration_pte, zap_pte_range, Pte, PteState};
 use crate::sync::Platform;
 
 /// Migrate `old` (in `inode`'s page cache) to `new` (a fresh folio of the same size, not yet in
@@ -30,8 +30,10 @@ pub fn migrate_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Folio<P>
         ctx.event(F, "folio {} gone -> not migrated", &[old.index as i64]);
         return false;
     }
-    let pte = old.pte.state();
-    zap_pte_range(ctx, &old.pte, || filemap_dirty_folio(ctx, inode, old, true));
+    let pte = old.pte.as_ref().map_or(PteState::None, Pte::state);
+    if let Some(p) = &old.pte {
+        zap_pte_range(ctx, p, || filemap_dirty_folio(ctx, inode, old, true));
+    }
     let _new_lock = new.trylock().expect("a new folio is private to its migration");
     let moved = {
         let _xa = inode.i_pages.lock_irq(ctx, "__folio_migrate_mapping: xas_unlock_irq");
@@ -70,6 +72,8 @@ pub fn migrate_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Folio<P>
         ctx.event(F, "folio_migrate_flags: PG_dropbehind copied = {}", &[dropbehind as i64]);
     }
     let target = if moved { new } else { old };
-    remove_migration_pte(ctx, &target.pte, pte, target.test_dirty());
+    if let Some(p) = &target.pte {
+        remove_migration_pte(ctx, p, pte, target.test_dirty());
+    }
     moved
 }

@@ -107,7 +107,7 @@ pub fn folio_clear_dirty_for_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, fol
     if !inode.mapping_can_writeback() {
         return folio.flags.test_and_clear_bit(PG_DIRTY);
     }
-    if folio_mkclean(ctx, &folio.pte, true) {
+    if folio.pte.as_ref().is_some_and(|pte| folio_mkclean(ctx, pte, true)) {
         filemap_dirty_folio(ctx, inode, folio, true);
     }
     clear_dirty_and_account(ctx, inode, folio, "folio_clear_dirty_for_io")

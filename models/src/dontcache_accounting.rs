@@ -255,14 +255,15 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
             if let Some((inode, folio)) = current(inodes, f) {
                 let _locked = folio.lock();
                 if folio.in_page_cache() {
-                    pte_mkwrite_dirty(ctx, &folio.pte);
+                    pte_mkwrite_dirty(ctx, folio.pte.as_ref().expect("the model's file is mmapped"));
                     filemap_dirty_folio(ctx, inode, folio, true);
                 }
             }
         }
         Role::Zap(f) => {
             if let Some((inode, folio)) = current(inodes, f) {
-                zap_pte_range(ctx, &folio.pte, || filemap_dirty_folio(ctx, inode, folio, true));
+                let pte = folio.pte.as_ref().expect("the model's file is mmapped");
+                zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio, true));
             }
         }
         Role::Writeback(f) => {
@@ -317,7 +318,7 @@ pub fn prepare<P: Platform>(ctx: &Ctx<P>, inodes: &[Arc<Inode<P>>], f: usize, st
         let _locked = folio.lock();
         filemap_dirty_folio(ctx, inode, folio, true);
     }
-    folio.pte.set_state(start.pte);
+    folio.pte.as_ref().expect("the model's file is mmapped").set_state(start.pte);
 }
 
 /// `counter-exact` at quiescence: each wb's raw WB_DONTCACHE_DIRTY sum (count plus slots, read
@@ -356,7 +357,8 @@ pub fn build<P: Platform>(
 ) -> (Arc<Bdi<P>>, Vec<Arc<Inode<P>>>) {
     let bdi = Arc::new(Bdi::<P>::new(2, nr_cpus, batch, max_tasks).with_accounting(rev));
     let folio = |f: usize, cached: bool| {
-        Arc::new(if cached { Folio::new(INDEX[f], FOLIOS[f].2, true) } else { Folio::detached(INDEX[f], FOLIOS[f].2) })
+        let folio = if cached { Folio::new(INDEX[f], FOLIOS[f].2, true) } else { Folio::detached(INDEX[f], FOLIOS[f].2) };
+        Arc::new(folio.mapped(PteState::None))
     };
     let folios0 = vec![folio(0, true), folio(1, true), folio(3, false), folio(4, false), folio(5, false)];
     let inode0 = Arc::new(Inode::new(0, bdi.clone(), 1, true, folios0));
