@@ -62,7 +62,7 @@ impl Plan {
                 sweep_secs: 30,
             });
         }
-        bounds.loom_preemptions = Some(1);
+        bounds = bounds.with_loom_preemptions(Some(1));
         bounds.shuttle_iterations = 200;
         let names = ["dontcache-kick", "percpu-counter"];
         Ok(Plan {
@@ -204,11 +204,13 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         progress(&format!("loom sweep: {name} {rev}, preemption bound {:?}", plan.preemptions));
         let mut points = Vec::new();
         for &p in &plan.preemptions {
-            // The matrix already ran this point.
-            if let Some(r) = (Some(p) == plan.bounds.loom_preemptions)
-                .then(|| det.iter().find(|r| r.scenario == name && r.revision == rev && r.checker == "loom"))
-                .flatten()
-            {
+            // The matrix already ran this point (at the scenario's own bound).
+            if let Some(r) = det.iter().find(|r| {
+                r.scenario == name
+                    && r.revision == rev
+                    && r.checker == "loom"
+                    && r.bounds.get("preemptions") == Some(&(p as u64))
+            }) {
                 points.push(SweepPoint {
                     x: p,
                     executions: r.executions,
@@ -219,6 +221,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
             }
             let bounds = Bounds {
                 loom_preemptions: Some(p),
+                loom_preemptions_set: true,
                 loom_max_duration: Some(std::time::Duration::from_secs(plan.sweep_secs)),
                 ..plan.bounds.clone()
             };
@@ -235,6 +238,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
             let model = separate_writers(writers, ops);
             let bounds = Bounds {
                 loom_preemptions: Some(plan.size_bound),
+                loom_preemptions_set: true,
                 loom_max_duration: Some(std::time::Duration::from_secs(plan.sweep_secs)),
                 ..plan.bounds.clone()
             };

@@ -59,7 +59,7 @@ fn min_preemptions_is_the_smallest_bound() {
     let o = DontcacheKick.run("v5-late-clear", Checker::Loom, &bounds).unwrap();
     assert_eq!(o.counterexamples.len(), 1);
     assert_eq!(o.counterexamples[0].min_preemptions, Some(1));
-    let at_0 = Bounds { loom_preemptions: Some(0), ..bounds };
+    let at_0 = bounds.with_loom_preemptions(Some(0));
     let o = DontcacheKick.run("v5-late-clear", Checker::Loom, &at_0).unwrap();
     assert!(o.counterexamples.is_empty() && !o.bounded, "{:?}", o.violated());
 }

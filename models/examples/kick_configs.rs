@@ -12,7 +12,7 @@ fn main() {
     let rev = KickRevision::from_name(&args.next().unwrap_or_else(|| "v7-fix-kick".into())).expect("a kick revision");
     let p: usize = args.next().map_or(2, |a| a.parse().unwrap());
     let model = kick_model(rev, Checker::Loom, Tier::Quick);
-    let bounds = Bounds { loom_preemptions: Some(p), ..Bounds::defaults(Tier::Quick) };
+    let bounds = Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(p));
     for s in model.setups.iter() {
         let m = KickModel { setups: Arc::new(vec![s.clone()]), ..model.clone() };
         let o = run_loom(&m, &bounds);

@@ -78,8 +78,14 @@ impl Bounds {
     }
 
     /// The defaults of a tier with the environment's overrides applied.
+    /// These bounds with the loom preemption bound fixed at `p` for every scenario (as
+    /// `WBCHECK_LOOM_PREEMPTIONS` does).
+    pub fn with_loom_preemptions(&self, p: Option<usize>) -> Bounds {
+        Bounds { loom_preemptions: p, loom_preemptions_set: true, ..self.clone() }
+    }
+
     /// These bounds with the loom preemption bound a model asks for at this tier, unless the
-    /// environment set one.
+    /// environment (or [`Bounds::with_loom_preemptions`]) set one.
     pub fn for_model(&self, preemptions: impl Fn(Tier) -> Option<usize>) -> Bounds {
         if self.loom_preemptions_set {
             self.clone()
