@@ -125,7 +125,7 @@ fn report_writes_a_page_with_the_matrix_and_a_picture_per_counterexample() {
             mermaid += 1;
         }
     }
-    assert_eq!(mermaid, 4);
+    assert_eq!(mermaid, 5);
 }
 
 #[test]

@@ -458,13 +458,10 @@ impl Model for KickModel {
 
     /// The whole scope at bound 1 (quick), 2 (scope), 3 (deep): see the header for the cost.
     fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
-        Some(match (self.variant, tier) {
-            (KickVariant::Kick(_), Tier::Quick) => 1,
-            (KickVariant::Kick(_), Tier::Scope) => 2,
-            (KickVariant::Kick(_), Tier::Deep) => 3,
-            (KickVariant::Rescuer(_), Tier::Quick) => 1,
-            (KickVariant::Rescuer(_), Tier::Scope) => 2,
-            (KickVariant::Rescuer(_), Tier::Deep) => 3,
+        Some(match tier {
+            Tier::Quick => 1,
+            Tier::Scope => 2,
+            Tier::Deep => 3,
         })
     }
 
