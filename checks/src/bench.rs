@@ -19,7 +19,8 @@ use wb_core::dontcache::RunOn;
 use wb_models::dontcache_kick::{DontcacheKick, KickBounds, KickModel, Role, Setup, Thread};
 use wb_models::harness::run_loom;
 use wb_models::outcome::Checker;
-use wb_models::scenario::{scenarios, Scenario};
+use wb_models::scenario::Scenario;
+use wb_models::registry::scenarios;
 
 /// What to run.
 #[derive(Debug, Clone)]

@@ -15,11 +15,12 @@ use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC, I_WB_SWITCH};
-use wb_core::memcg::{ForeignTable, SlotRevision};
+use wb_core::memcg::ForeignTable;
+use wb_core::revision::SlotRevision;
 use wb_core::pte::PteState;
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::percpu::PercpuCounter;
-use wb_core::revision::{AccountingRevision, KickPin, KickProtocol, PinRevision};
+use wb_core::revision::{AccountingRevision, KickProtocol, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_core::wb::{cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
@@ -27,7 +28,6 @@ use wb_models::dontcache_accounting::{self as accounting, Role};
 
 /// The core's side of the `dontcache-kick` (and `kick-rescuer`) comparison.
 pub struct CoreKick {
-    proto: KickProtocol,
     bdi: Arc<Bdi<Std>>,
     inodes: Vec<Inode<Std>>,
     /// One task per CPU: a step runs as the task of the CPU it names (the flusher on cpu0).
@@ -38,7 +38,7 @@ pub struct CoreKick {
 
 impl CoreKick {
     pub fn new(proto: KickProtocol, universe: &KickUniverse, nr_cpus: usize, batch: i32) -> Self {
-        let bdi = Arc::new(Bdi::new(0, nr_cpus, batch, nr_cpus));
+        let bdi = Arc::new(Bdi::new(0, nr_cpus, batch, nr_cpus).with_knobs(proto));
         let inodes: Vec<Inode<Std>> = universe
             .inodes
             .iter()
@@ -56,29 +56,28 @@ impl CoreKick {
         let cpus: Vec<Ctx<Std>> = (0..nr_cpus).map(|c| Ctx::new(trace.clone(), "step", CpuPlan::Fixed(c))).collect();
         for (inode, &dirty) in inodes.iter().zip(&universe.dirty_at_start) {
             if dirty {
-                filemap_dirty_folio(&cpus[FLUSHER_CPU], inode, inode.folios.last().expect("a resident folio"), true);
+                filemap_dirty_folio(&cpus[FLUSHER_CPU], inode, inode.folios.last().expect("a resident folio"));
             }
         }
-        CoreKick { proto, bdi, inodes, cpus, added: 0, last_consumed: None }
+        CoreKick { bdi, inodes, cpus, added: 0, last_consumed: None }
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
-        let proto = self.proto;
         match op {
             KickOp::Dirty { inode, folio, cpu } => {
                 let (i, f) = (&self.inodes[inode], &self.inodes[inode].folios[folio]);
-                let became = filemap_dirty_folio(&self.cpus[cpu], i, f, proto.writer_smp_mb);
+                let became = filemap_dirty_folio(&self.cpus[cpu], i, f);
                 if became && f.test_dropbehind() {
                     self.added += f.nr_pages();
                 }
                 KickResult::Dirtied(became)
             }
             KickOp::MarkSync { inode } => {
-                __mark_inode_dirty(&self.cpus[0], &self.inodes[inode], 1 << I_DIRTY_SYNC, proto.writer_smp_mb);
+                __mark_inode_dirty(&self.cpus[0], &self.inodes[inode], 1 << I_DIRTY_SYNC);
                 KickResult::Marked
             }
             KickOp::Kick { inode } => {
-                let woke = filemap_dontcache_kick_writeback(&self.cpus[0], &self.inodes[inode], &proto, KickPin::GetWakePut);
+                let woke = filemap_dontcache_kick_writeback(&self.cpus[0], &self.inodes[inode]);
                 KickResult::Kicked { woke }
             }
             KickOp::Run { rescuer } => {
@@ -86,7 +85,7 @@ impl CoreKick {
                 let removed_before = wb.dontcache_removed();
                 let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
                 let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
-                let run = wb_workfn(&self.cpus[FLUSHER_CPU], wb, &proto, &refs, WorkStart::Periodic, on)
+                let run = wb_workfn(&self.cpus[FLUSHER_CPU], wb, &refs, WorkStart::Periodic, on)
                     .expect("a periodic run always runs");
                 if let Some(nr) = run.consumed {
                     self.last_consumed = Some((nr, removed_before));
@@ -126,7 +125,6 @@ impl CoreKick {
 /// The core's side of the `wb-pin` comparison: the scenario's objects on the std platform, each
 /// step run by the task of the thread that does it in the scenario.
 pub struct CorePin {
-    revision: PinRevision,
     inode: Arc<Inode<Std>>,
     trace: Arc<Trace>,
     writer: Ctx<Std>,
@@ -141,22 +139,22 @@ impl CorePin {
         let trace = Arc::new(Trace::new());
         let ctx = |name| Ctx::new(trace.clone(), name, CpuPlan::Fixed(0));
         let (writer, switcher, kworker) = (ctx("writer"), ctx("switcher"), ctx("kworker"));
-        let bdi = Arc::new(Bdi::new(2, 1, 4, 3).with_accounting(revision.accounting()));
+        let bdi = Arc::new(Bdi::new(2, 1, 4, 3).with_knobs(revision.knobs()));
         let folios = (0..folios).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD, true, folios));
         wb_get(&switcher, bdi.wb(OLD));
         cgwb_kill(&switcher, bdi.wb(OLD));
-        CorePin { revision, inode, trace, writer, switcher, kworker, switch_queued: false, last_consumed: vec![0; 3] }
+        CorePin { inode, trace, writer, switcher, kworker, switch_queued: false, last_consumed: vec![0; 3] }
     }
 
     pub fn apply(&mut self, op: PinOp) {
         let inode = &*self.inode;
         match op {
             PinOp::Dirty { folio } => {
-                filemap_dirty_folio(&self.writer, inode, &inode.folios[folio], true);
+                filemap_dirty_folio(&self.writer, inode, &inode.folios[folio]);
             }
             PinOp::Kick => {
-                filemap_dontcache_kick_writeback(&self.writer, inode, &KickProtocol::V7, self.revision.pin());
+                filemap_dontcache_kick_writeback(&self.writer, inode);
             }
             PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
             PinOp::SwitchWork => {
@@ -166,7 +164,7 @@ impl CorePin {
             }
             PinOp::Run { wb } => {
                 let run =
-                    wb_workfn(&self.kworker, inode.bdi.wb(wb), &KickProtocol::V7, &[inode], WorkStart::Queued, RunOn::Worker);
+                    wb_workfn(&self.kworker, inode.bdi.wb(wb), &[inode], WorkStart::Queued, RunOn::Worker);
                 if let Some(nr) = run.and_then(|r| r.consumed) {
                     self.last_consumed[wb] = nr;
                 }
@@ -252,7 +250,7 @@ impl CoreAccounting {
     pub fn new(revision: AccountingRevision) -> Self {
         let trace = Arc::new(Trace::disabled());
         let ctx = Ctx::new(trace, "step", CpuPlan::Fixed(0));
-        let (bdi, inodes) = accounting::build::<Std>(revision.accounting(), 1, 4, 1, &ctx);
+        let (bdi, inodes) = accounting::build::<Std>(revision.knobs(), 1, 4, 1, &ctx);
         CoreAccounting { bdi, inodes, ctx }
     }
 

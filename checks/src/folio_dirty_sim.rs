@@ -15,7 +15,8 @@
 use crate::svg::{Chart, Series};
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::fadvise::{FolioPolicy, Geometry};
+use wb_core::fadvise::Geometry;
+use wb_core::revision::FolioPolicy;
 use wb_core::sync::{Ordering, Std};
 use wb_core::trace::Trace;
 

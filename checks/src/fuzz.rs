@@ -19,12 +19,13 @@ use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
 use crate::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
 use crate::render;
 use arbitrary::{Arbitrary, Unstructured};
-use wb_core::memcg::SlotRevision;
+use wb_core::revision::SlotRevision;
 use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision, RescuerRevision};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::{Replayed, ShuttleSchedule};
 use wb_models::outcome::Checker;
-use wb_models::scenario::{find, scenarios, unknown};
+use wb_models::scenario::unknown;
+use wb_models::registry::{find, scenarios};
 
 /// The environment variable that picks a `sched_` campaign's revision.
 pub const REVISION_VAR: &str = "WBCHECK_FUZZ_REVISION";
@@ -53,10 +54,10 @@ enum KickCall {
 /// the reference's knobs and the core's protocol.
 fn kick_revisions() -> Vec<(String, RefKnobs, KickProtocol)> {
     let kick = KickRevision::ALL.iter().map(|r| {
-        (format!("dontcache-kick {}", r.name()), kick_knobs(r.name()).expect("every kick revision has knobs"), r.protocol())
+        (format!("dontcache-kick {}", r.name()), kick_knobs(r.name()).expect("every kick revision has knobs"), r.knobs())
     });
     let rescuer = RescuerRevision::ALL.iter().map(|r| {
-        (format!("kick-rescuer {}", r.name()), rescuer_knobs(r.name()).expect("every rescuer revision has knobs"), r.protocol())
+        (format!("kick-rescuer {}", r.name()), rescuer_knobs(r.name()).expect("every rescuer revision has knobs"), r.knobs())
     });
     kick.chain(rescuer).collect()
 }

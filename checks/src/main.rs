@@ -15,7 +15,8 @@ use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
 use wb_models::panic::own_panic_hook;
-use wb_models::scenario::{scenarios, unknown};
+use wb_models::scenario::unknown;
+use wb_models::registry::scenarios;
 
 #[derive(Parser)]
 #[command(

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wb_models::bounds::Bounds;
 use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
-use wb_models::scenario::{self, unknown, Scenario};
+use wb_models::registry;
+use wb_models::scenario::{unknown, Scenario};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepJson {
@@ -228,8 +229,8 @@ impl Default for Filter {
 
 /// Resolve a scenario name or fail with the valid names.
 pub fn find_scenario(name: &str) -> Result<&'static dyn Scenario, String> {
-    scenario::find(name).ok_or_else(|| {
-        let names: Vec<&str> = scenario::scenarios().iter().map(|s| s.info().name).collect();
+    registry::find(name).ok_or_else(|| {
+        let names: Vec<&str> = registry::scenarios().iter().map(|s| s.info().name).collect();
         unknown("scenario", name, &names)
     })
 }
@@ -276,7 +277,7 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
         selected.push(find_scenario(name)?);
     }
     if selected.is_empty() {
-        selected = scenario::scenarios();
+        selected = registry::scenarios();
     }
     for r in &filter.revisions {
         if !selected.iter().any(|s| s.info().revision(r).is_some()) {
@@ -335,7 +336,7 @@ pub fn join_parts(tier: &str, shard: Shard, parts: Vec<Matrix>) -> Matrix {
 
 /// A row's place in the catalogue: scenario, revision, checker.
 fn catalogue_order(r: &Row) -> (usize, usize, usize) {
-    let all = scenario::scenarios();
+    let all = registry::scenarios();
     let s = all.iter().position(|s| s.info().name == r.scenario).unwrap_or(usize::MAX);
     let v = all.get(s).and_then(|s| s.info().revisions.iter().position(|v| v.name == r.revision)).unwrap_or(usize::MAX);
     let c = Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(usize::MAX);

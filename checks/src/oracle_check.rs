@@ -16,7 +16,8 @@ use std::time::Instant;
 use wb_core::bdev::DeviceRegistry;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::iomap::DirtyCharge;
-use wb_core::memcg::{ForeignTable, SlotRevision};
+use wb_core::memcg::ForeignTable;
+use wb_core::revision::SlotRevision;
 use wb_core::percpu::PercpuCounter;
 use wb_core::revision::{AccountingRevision, KickRevision, PercpuRevision, PinRevision};
 use wb_core::sync::Std;
@@ -125,7 +126,7 @@ pub fn check_kick(revision: &str, tier: Tier) -> Result<Outcome, String> {
     };
     let cfg = KickOracleConfig::for_tier(tier);
     let runs = vec![false; cfg.flusher_runs];
-    Ok(check_kick_setups(&dontcache_kick::kick_scope(), knobs, core_rev.protocol(), cfg, |_| runs.clone()))
+    Ok(check_kick_setups(&dontcache_kick::kick_scope(), knobs, core_rev.knobs(), cfg, |_| runs.clone()))
 }
 
 /// Run the oracle checker on `kick-rescuer`.
@@ -136,7 +137,7 @@ pub fn check_rescuer(revision: &str, tier: Tier) -> Result<Outcome, String> {
     };
     let cfg = KickOracleConfig::for_tier(tier);
     let runs = |s: &Setup| s.runs.iter().map(|r| *r == RunOn::Rescuer).collect();
-    Ok(check_kick_setups(&dontcache_kick::rescuer_scope(), knobs, core_rev.protocol(), cfg, runs))
+    Ok(check_kick_setups(&dontcache_kick::rescuer_scope(), knobs, core_rev.knobs(), cfg, runs))
 }
 
 fn check_kick_setups(
@@ -797,7 +798,7 @@ fn step(thread: &str, function: &str, detail: String) -> Step {
 /// dirtier's and the flusher's calls (each atomic), from a dirty and from a clean mapping, then a
 /// final sync, on the reference ledger.
 pub fn check_block(revision: &str) -> Result<Outcome, String> {
-    let rev: per_block_charge::BlockRevision = parse_revision(per_block_charge::NAME, revision)?;
+    let rev: wb_core::revision::BlockRevision = parse_revision(per_block_charge::NAME, revision)?;
     #[derive(Clone, Copy)]
     enum Op {
         Write,
@@ -811,8 +812,8 @@ pub fn check_block(revision: &str) -> Result<Outcome, String> {
         interleavings(&threads, &mut |seq| {
             outcome.executions += 1;
             let mut r = RefBlock {
-                per_page: rev.charge() != DirtyCharge::PerFolio,
-                discharge_folio: rev.charge() == DirtyCharge::PerPageDischargeNrPages,
+                per_page: rev.knobs().charge != DirtyCharge::PerFolio,
+                discharge_folio: rev.knobs().charge == DirtyCharge::PerPageDischargeNrPages,
                 ..RefBlock::default()
             };
             if mapped_dirty {

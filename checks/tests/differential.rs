@@ -69,15 +69,15 @@ macro_rules! kick_machine {
     };
 }
 
-kick_machine!(RefV7, CoreV7, kick_knobs("v7").unwrap(), KickRevision::V7.protocol());
-kick_machine!(RefFixKick, CoreFixKick, kick_knobs("v7-fix-kick").unwrap(), KickRevision::V7FixKick.protocol());
-kick_machine!(RefLateClear, CoreLateClear, kick_knobs("v5-late-clear").unwrap(), KickRevision::V5LateClear.protocol());
-kick_machine!(RefApprox, CoreApprox, kick_knobs("v5-approx-read").unwrap(), KickRevision::V5ApproxRead.protocol());
+kick_machine!(RefV7, CoreV7, kick_knobs("v7").unwrap(), KickRevision::V7.knobs());
+kick_machine!(RefFixKick, CoreFixKick, kick_knobs("v7-fix-kick").unwrap(), KickRevision::V7FixKick.knobs());
+kick_machine!(RefLateClear, CoreLateClear, kick_knobs("v5-late-clear").unwrap(), KickRevision::V5LateClear.knobs());
+kick_machine!(RefApprox, CoreApprox, kick_knobs("v5-approx-read").unwrap(), KickRevision::V5ApproxRead.knobs());
 kick_machine!(
     RefRequeue,
     CoreRequeue,
     rescuer_knobs("v7-fix-rescuer-requeue").unwrap(),
-    RescuerRevision::V7FixRescuerRequeue.protocol()
+    RescuerRevision::V7FixRescuerRequeue.knobs()
 );
 
 prop_state_machine! {

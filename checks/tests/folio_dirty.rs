@@ -6,7 +6,7 @@ use std::sync::Arc;
 use wb_checks::oracle::folio_dirty::{RefFile, RefPolicy};
 use wb_checks::oracle_check::{check_block, check_folio_dirty};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::fadvise::FolioPolicy;
+use wb_core::revision::FolioPolicy;
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_models::folio_dirty_accounting::{check, run_workload, GEOMETRY, OVER_ACCOUNTING_BOUND};

@@ -10,7 +10,7 @@ use wb_checks::fuzz::{
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
-use wb_models::scenario::{find, scenarios};
+use wb_models::registry::{find, scenarios};
 
 fn fuzz_dir(sub: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(sub)

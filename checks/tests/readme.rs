@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use wb_models::outcome::Checker;
-use wb_models::scenario::scenarios;
+use wb_models::registry::scenarios;
 
 fn catalogue() -> Vec<Vec<String>> {
     let readme = include_str!("../../README.md");

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use wb_checks::differential::{SlotOp, SlotsPair};
 use wb_checks::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
-use wb_core::memcg::SlotRevision;
+use wb_core::revision::SlotRevision;
 
 const CAPACITY: usize = 3;
 const UPDATE_INTV: i64 = SlotsPair::UPDATE_INTV;

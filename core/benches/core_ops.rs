@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::filemap_dontcache_kick_writeback;
 use wb_core::inode::Inode;
-use wb_core::memcg::{ForeignTable, SlotRevision};
+use wb_core::memcg::ForeignTable;
+use wb_core::revision::SlotRevision;
 use wb_core::percpu::PercpuCounter;
-use wb_core::revision::{Kick, KickPin};
+use wb_core::revision::{Kick, KickProtocol};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_core::wb::Bdi;
@@ -79,16 +80,16 @@ fn counter_read(c: &mut Criterion) {
 }
 
 fn kick_on_set_bit(c: &mut Criterion) {
-    let bdi = Arc::new(Bdi::<Std>::new(0, 2, BATCH, 2));
-    let inode = Inode::new(0, bdi, 0, true, Vec::new());
-    let cpu0 = ctx(0);
-    // The first kick sets WB_start_dontcache (and queues a run nobody takes); later ones see it set.
-    filemap_dontcache_kick_writeback(&cpu0, &inode, Kick::Fold, KickPin::GetWakePut);
     let mut g = c.benchmark_group("filemap_dontcache_kick_writeback_bit_set");
     // v7 as merged (test_and_set_bit every time) and as posted (test_bit first).
     for (name, kick) in [("v7", Kick::Fold), ("v7-posted", Kick::Posted)] {
+        let bdi = Arc::new(Bdi::<Std>::new(0, 2, BATCH, 2).with_knobs(KickProtocol { kick, ..KickProtocol::V7 }));
+        let inode = Inode::new(0, bdi, 0, true, Vec::new());
+        let cpu0 = ctx(0);
+        // The first kick sets WB_start_dontcache (and queues a run nobody takes); later ones see it set.
+        filemap_dontcache_kick_writeback(&cpu0, &inode);
         g.bench_function(name, |b| {
-            b.iter(|| black_box(filemap_dontcache_kick_writeback(&cpu0, &inode, kick, KickPin::GetWakePut)))
+            b.iter(|| black_box(filemap_dontcache_kick_writeback(&cpu0, &inode)))
         });
     }
     g.finish();

@@ -5,7 +5,8 @@
 //! (`writeback_iter` from the cyclic `writeback_index`).
 
 use crate::ctx::Ctx;
-use crate::fadvise::{FolioPolicy, Geometry};
+use crate::fadvise::Geometry;
+use crate::revision::FolioPolicy;
 use crate::iomap::{iomap_write_end, write_folio, DirtyCharge, DirtyStats, IomapFolio};
 use crate::sync::{Atomic, Ordering, Platform};
 use std::collections::BTreeMap;

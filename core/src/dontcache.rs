@@ -18,16 +18,13 @@ use crate::wb::{
 
 /// `filemap_dontcache_kick_writeback()` (seed 002 patch 3; v7 as posted with [`Kick::Posted`],
 /// as applied with [`Kick::Fold`], our fix with [`KickGuard::None`]; the pinning of v5, v6 and
-/// v7 with [`KickPin`]). Called from `generic_write_sync()` after an IOCB_DONTCACHE write.
-/// Returns whether it woke the flusher.
-pub fn filemap_dontcache_kick_writeback<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    proto: &KickProtocol,
-    pin: KickPin,
-) -> bool {
+/// v7 with [`KickPin`]), as the inode's bdi selects. Called from `generic_write_sync()` after an
+/// IOCB_DONTCACHE write. Returns whether it woke the flusher.
+pub fn filemap_dontcache_kick_writeback<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>) -> bool {
+    let knobs = inode.bdi.knobs;
+    let pin = knobs.pin;
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-    let set = kick_bit(ctx, wb, proto);
+    let set = kick_bit(ctx, wb, &knobs.kick);
     if set {
         match pin {
             KickPin::GetWakePut | KickPin::PutBeforeWakeup => wb_get(ctx, wb),
@@ -154,11 +151,10 @@ pub enum RunOn {
 /// WB_start_dontcache. At the end, `wb_wakeup` if the revision re-queues for a pending kick
 /// ([`RescuerRequeue`]; the work list is always empty here), else `wb_wakeup_delayed` if the wb
 /// has dirty I/O (the timer: a later unqueued run). `None` if `start` is [`WorkStart::Queued`] and
-/// nothing was queued.
+/// nothing was queued. The consume and the re-queue are the wb's ([`Wb::kick`]).
 pub fn wb_workfn<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
-    proto: &KickProtocol,
     inodes: &[&Inode<P>],
     start: WorkStart,
     on: RunOn,
@@ -169,9 +165,9 @@ pub fn wb_workfn<P: Platform>(
         ctx.event("wb_workfn", "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched", &[written.pages]);
         None
     } else {
-        wb_do_writeback(ctx, wb, proto.consume, inodes)
+        wb_do_writeback(ctx, wb, wb.kick.consume, inodes)
     };
-    let requeue = proto.requeue == RescuerRequeue::WorkListOrKick && wb.state.test_bit(WB_START_DONTCACHE);
+    let requeue = wb.kick.requeue == RescuerRequeue::WorkListOrKick && wb.state.test_bit(WB_START_DONTCACHE);
     if requeue {
         ctx.event("wb_workfn", "(fix) WB_start_dontcache still set -> wb_wakeup", &[]);
         wb_wakeup(ctx, wb);

@@ -10,16 +10,8 @@
 //! left, so the writes create their own (iomap sizes a new folio to the write length).
 
 use crate::iomap::DirtyCharge;
+use crate::revision::FolioPolicy;
 use crate::readahead::sequential_readahead;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FolioPolicy {
-    PerFolio,
-    PerPage,
-    FadvRandom,
-    FadvRandomWrite64k,
-    FadvDontneed,
-}
 
 /// The file and readahead geometry (pages of 4 KiB = blocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,51 +38,14 @@ pub struct ReadPhase {
 pub const RANDOM_WRITE_CAP_ORDER: u32 = 4;
 
 impl FolioPolicy {
-    pub const ALL: [FolioPolicy; 5] = [
-        FolioPolicy::PerFolio,
-        FolioPolicy::PerPage,
-        FolioPolicy::FadvRandom,
-        FolioPolicy::FadvRandomWrite64k,
-        FolioPolicy::FadvDontneed,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FolioPolicy::PerFolio => "per-folio",
-            FolioPolicy::PerPage => "per-page",
-            FolioPolicy::FadvRandom => "fadv-random",
-            FolioPolicy::FadvRandomWrite64k => "fadv-random-write-64k",
-            FolioPolicy::FadvDontneed => "fadv-dontneed",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    pub fn summary(self) -> &'static str {
-        match self {
-            FolioPolicy::PerFolio => {
-                "6.12/v7.3 baseline: whole-folio charge, readahead ramps to the largest folio order"
-            }
-            FolioPolicy::PerPage => "seed 003's series (reconstructed from the cover letter): charge per dirty page",
-            FolioPolicy::FadvRandom => {
-                "POSIX_FADV_RANDOM (Chinner, taken as input): folios of the read() size, no readahead"
-            }
-            FolioPolicy::FadvRandomWrite64k => {
-                "proposed FADV_RANDOM_WRITE (Chinner, taken as input): readahead, folios capped at 64 KiB"
-            }
-            FolioPolicy::FadvDontneed => {
-                "POSIX_FADV_DONTNEED between the phases (Chinner, taken as input): writes make their own folios"
-            }
-        }
-    }
-
     /// Only the series changes the charge; the FADV policies need no kernel change.
     pub fn charge(self) -> DirtyCharge {
         match self {
             FolioPolicy::PerPage => DirtyCharge::PerPage,
-            _ => DirtyCharge::PerFolio,
+            FolioPolicy::PerFolio
+            | FolioPolicy::FadvRandom
+            | FolioPolicy::FadvRandomWrite64k
+            | FolioPolicy::FadvDontneed => DirtyCharge::PerFolio,
         }
     }
 
@@ -99,7 +54,7 @@ impl FolioPolicy {
         match self {
             FolioPolicy::FadvRandom => g.read_pages.ilog2(),
             FolioPolicy::FadvRandomWrite64k => g.max_order.min(RANDOM_WRITE_CAP_ORDER),
-            _ => g.max_order,
+            FolioPolicy::PerFolio | FolioPolicy::PerPage | FolioPolicy::FadvDontneed => g.max_order,
         }
     }
 

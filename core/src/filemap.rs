@@ -63,7 +63,7 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
     fgp_dontcache: bool,
 ) -> Option<FolioRef<'a, P>> {
     const F: &str = "__filemap_get_folio_mpol";
-    let rev = inode.bdi.rev;
+    let rev = inode.bdi.knobs.accounting;
     let (folio, locked) = loop {
         let Some(folio) = filemap_get_entry(ctx, inode, index) else {
             ctx.event(F, "index {}: no folio in the page cache -> -ENOENT", &[index as i64]);
@@ -143,14 +143,14 @@ pub fn filemap_remove_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     let _xa = inode.i_pages.lock_irq(ctx, "filemap_remove_folio: xa_unlock_irq");
     let dirty = folio.test_dirty();
     ctx.event("filemap_unaccount_folio", "folio {}: folio_test_dirty = {}", &[folio.index as i64, dirty as i64]);
-    if inode.bdi.rev.counted_bit {
+    if inode.bdi.knobs.accounting.counted_bit {
         // Our fix: count out exactly what was counted in.
         let old = folio.flags.clear_bits_word(1 << PG_DONTCACHE_COUNTED);
         folio_account_cleaned(ctx, folio, inode.inode_to_wb(), old & (1 << PG_DONTCACHE_COUNTED) != 0);
     } else if dirty && inode.mapping_can_writeback() {
         // Our fix, part 1: take PG_dropbehind with an RMW, so a lookup still holding the folio
         // cannot count the same pages again after removal.
-        let dropbehind = if inode.bdi.rev.flag_snapshot {
+        let dropbehind = if inode.bdi.knobs.accounting.flag_snapshot {
             folio.flags.test_and_clear_bit(PG_DROPBEHIND)
         } else {
             folio.test_dropbehind()
@@ -179,7 +179,7 @@ pub fn truncate_inode_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
 /// PTE can dirty the folio.
 fn unmap_mapping_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) {
     if let Some(pte) = &folio.pte {
-        zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio, true));
+        zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio));
     }
 }
 
@@ -210,7 +210,7 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
         ctx.event(F, "folio {} gone, under writeback or dirty -> keep", &[folio.index as i64]);
         return;
     }
-    if inode.bdi.rev.counted_bit {
+    if inode.bdi.knobs.accounting.counted_bit {
         // Our fix: the clear and the count-out in one RMW, inside a wb section.
         let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
         let old = folio.flags.clear_bits_word(1 << PG_DROPBEHIND | 1 << PG_DONTCACHE_COUNTED);
@@ -229,7 +229,7 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     }
     // Our fix, part 1: a dirtier may have set PG_dirty since the check above; the pages it
     // counts as dropbehind lose the flag here, so count them out.
-    if inode.bdi.rev.flag_snapshot && old & (1 << PG_DIRTY) != 0 && inode.mapping_can_writeback() {
+    if inode.bdi.knobs.accounting.flag_snapshot && old & (1 << PG_DIRTY) != 0 && inode.mapping_can_writeback() {
         let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
         wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
         unlocked_inode_to_wb_end(ctx, inode, cookie);

@@ -113,11 +113,11 @@ fn inode_to_wb_and_lock_list<'a, P: Platform>(ctx: &Ctx<P>, inode: &'a Inode<P>)
 /// Left out: `->dirty_inode`, I_DIRTY_TIME, unhashed and freeing inodes, and
 /// `wb_wakeup_delayed` for the first dirty inode (it arms the periodic timer: the runs it causes
 /// are the flusher's unqueued runs).
-pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: usize, smp_mb: bool) {
+pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: usize) {
     const F: &str = "__mark_inode_dirty";
     let ino = inode.ino as i64;
     let kind = if flags == 1 << I_DIRTY_PAGES { 1 } else { 0 };
-    if smp_mb {
+    if inode.bdi.knobs.kick.writer_smp_mb {
         P::fence(Ordering::SeqCst);
         ctx.event(F, "inode {} {dirty}: smp_mb()", &[ino, kind]);
     } else {
@@ -190,7 +190,7 @@ pub fn inode_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usi
 /// function's references on the new wb.
 pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new_wb: usize) {
     let bdi = &inode.bdi;
-    let rev = bdi.rev;
+    let rev = bdi.knobs.accounting;
     let new = bdi.wb(new_wb);
     wb_get(ctx, new);
     bdi.rcu.synchronize(ctx);

@@ -7,8 +7,8 @@ use crate::sync::Platform;
 
 /// Split `folio` (locked by the caller, its refcount frozen, under the i_pages lock: nothing
 /// else can use it meanwhile) into `new_folios`, which together cover its pages: each new folio
-/// gets PG_dirty from the allowlist copy, and PG_dropbehind if `copy_dropbehind` (v7 patch 1) or
-/// if it is the head (before the patch only the head kept it); the DIRTY mark follows the
+/// gets PG_dirty from the allowlist copy, and PG_dropbehind if the bdi's accounting copies it
+/// ([`crate::revision::Accounting::split_copies_dropbehind`], v7 patch 1) or if it is the head (before the patch only the head kept it); the DIRTY mark follows the
 /// entries; the new folios replace the old one in the page cache. Counters do not change: the
 /// pages are the same.
 pub fn __split_folio_to_order<P: Platform>(
@@ -16,8 +16,8 @@ pub fn __split_folio_to_order<P: Platform>(
     inode: &Inode<P>,
     folio: &Folio<P>,
     new_folios: &[&Folio<P>],
-    copy_dropbehind: bool,
 ) {
+    let copy_dropbehind = inode.bdi.knobs.accounting.split_copies_dropbehind;
     let _xa = inode.i_pages.lock_irq(ctx, "__split_folio_to_order: xa_unlock_irq");
     let dirty = folio.test_dirty();
     let dropbehind = folio.test_dropbehind();

@@ -21,6 +21,7 @@ pub mod memcg;
 pub mod migrate;
 pub mod page_writeback;
 pub mod percpu;
+pub mod property;
 pub mod pte;
 pub mod rcu;
 pub mod readahead;

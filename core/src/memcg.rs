@@ -8,6 +8,7 @@
 //! (Relaxed) loads and stores, as `READ_ONCE`-free C fields would be: a record is several stores,
 //! so concurrent trackers and flushers can interleave inside one.
 
+use crate::revision::{ForeignPolicy, SlotRevision};
 use crate::ctx::Ctx;
 use crate::sync::{Atomic, Ordering, Ordering::Relaxed, Platform, SpinLock};
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
@@ -18,51 +19,6 @@ pub const NO_INFLIGHT_OVERWRITE: &str = "no-inflight-overwrite";
 pub const OLDEST_REPLACED: &str = "oldest-replaced";
 /// Detected when `done.cnt` leaves [1, 1 + flushers].
 pub const INFLIGHT_BOUND: &str = "inflight-bound";
-
-/// Which code a table runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SlotRevision {
-    /// Seed 001 v6 (reconstruction): the baseline's scan, replace-oldest-idle, lazy refresh.
-    V6,
-    /// Reconstruction of v5 ("Fix repeated overwriting of slot 0"): the scan never moves its
-    /// victim off slot 0, so every new record overwrites slot 0.
-    V5Slot0,
-    /// Mutant: replacement ignores whether the slot has a flush in flight.
-    NoInflightGuard,
-    /// Our tear-free design: a table lock around every write (a record that changes the table,
-    /// a flush decision, a completion), and a sequence count so that the common record, a match
-    /// that needs no write, is checked without the lock (a seqlock read).
-    Packed,
-}
-
-impl SlotRevision {
-    pub const ALL: [SlotRevision; 4] =
-        [SlotRevision::V6, SlotRevision::V5Slot0, SlotRevision::NoInflightGuard, SlotRevision::Packed];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SlotRevision::V6 => "v6",
-            SlotRevision::V5Slot0 => "v5-slot0",
-            SlotRevision::NoInflightGuard => "no-inflight-guard",
-            SlotRevision::Packed => "packed",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.name() == name)
-    }
-
-    pub fn summary(self) -> &'static str {
-        match self {
-            SlotRevision::V6 => {
-                "v6 (reconstruction): lockless scan, replace the strictly oldest idle slot, lazy refresh"
-            }
-            SlotRevision::V5Slot0 => "v5 (v6 changelog, reconstruction): every new record overwrites slot 0",
-            SlotRevision::NoInflightGuard => "mutant: replacement ignores flushes in flight",
-            SlotRevision::Packed => "ours: one table lock around each record and each flush decision",
-        }
-    }
-}
 
 /// A record's identity: `(bdi_id, memcg_id)` in the baseline table, `(dev, 0)` in the bdev table.
 /// `(0, 0)` is an empty slot: bdi ids and device numbers start at 1.
@@ -349,45 +305,6 @@ impl<P: Platform> ForeignTable<P> {
             );
         }
         ctx.event("finish_writeback_work", "slot {} done.cnt {} -> {}", &[i as i64, old, old - 1]);
-    }
-}
-
-/// How foreign dirtying of a bdev inode is handled (seeds 000 and 001).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ForeignPolicy {
-    /// The baseline: bdev inodes are tracked like any inode; a flush writes the whole owner wb
-    /// (`cgroup_writeback_by_id`).
-    Baseline,
-    /// Seed 000 (v3): `mem_cgroup_track_foreign_dirty_slowpath` returns early for bdev inodes.
-    SkipBdev,
-    /// Seed 001 (v6): bdev targets go to the memcg's bdev table and are flushed by
-    /// `bdev_flush_by_dev` on the dedicated workqueue; other inodes as in the baseline.
-    SeparateBdev,
-}
-
-impl ForeignPolicy {
-    pub const ALL: [ForeignPolicy; 3] = [ForeignPolicy::Baseline, ForeignPolicy::SkipBdev, ForeignPolicy::SeparateBdev];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ForeignPolicy::Baseline => "baseline",
-            ForeignPolicy::SkipBdev => "skip-bdev",
-            ForeignPolicy::SeparateBdev => "separate-bdev",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    pub fn summary(self) -> &'static str {
-        match self {
-            ForeignPolicy::Baseline => "baseline: bdev inodes tracked like any inode, flushes write the whole owner wb",
-            ForeignPolicy::SkipBdev => "seed 000: no foreign tracking for bdev inodes",
-            ForeignPolicy::SeparateBdev => {
-                "seed 001 v6: bdev targets tracked and flushed separately (bdev_flush_by_dev)"
-            }
-        }
     }
 }
 

@@ -32,7 +32,7 @@ pub fn migrate_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Folio<P>
     }
     let pte = old.pte.as_ref().map_or(PteState::None, Pte::state);
     if let Some(p) = &old.pte {
-        zap_pte_range(ctx, p, || filemap_dirty_folio(ctx, inode, old, true));
+        zap_pte_range(ctx, p, || filemap_dirty_folio(ctx, inode, old));
     }
     let _new_lock = new.trylock().expect("a new folio is private to its migration");
     let moved = {
@@ -46,7 +46,7 @@ pub fn migrate_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Folio<P>
                 old.flags.clear_bit(PG_DIRTY);
                 new.flags.set_bit(PG_DIRTY);
             }
-            if inode.bdi.rev.counted_bit && old.flags.test_and_clear_bit(PG_DONTCACHE_COUNTED) {
+            if inode.bdi.knobs.accounting.counted_bit && old.flags.test_and_clear_bit(PG_DONTCACHE_COUNTED) {
                 new.flags.set_bit(PG_DONTCACHE_COUNTED);
             }
             if old.marks.test_bit(PAGECACHE_TAG_DIRTY) {

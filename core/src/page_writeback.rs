@@ -16,7 +16,7 @@ use crate::wb::{wb_stat_mod, Wb, WbStatItem};
 /// the value in the old flags word the decision's own RMW returned; otherwise (v7) a plain
 /// `folio_test_dropbehind` now.
 fn dropbehind_for<P: Platform>(inode: &Inode<P>, folio: &Folio<P>, old_flags: usize) -> bool {
-    if inode.bdi.rev.flag_snapshot {
+    if inode.bdi.knobs.accounting.flag_snapshot {
         old_flags & (1 << PG_DROPBEHIND) != 0
     } else {
         folio.test_dropbehind()
@@ -26,14 +26,7 @@ fn dropbehind_for<P: Platform>(inode: &Inode<P>, folio: &Folio<P>, old_flags: us
 /// `filemap_dirty_folio()`: set PG_dirty first with the fully ordered `folio_test_set_dirty`,
 /// outside any lock; only on the clean-to-dirty transition account (`__folio_mark_dirty`) and
 /// then `__mark_inode_dirty(I_DIRTY_PAGES)`. Returns whether the folio became dirty.
-///
-/// `smp_mb_in_mark_inode_dirty` is true in the kernel; false only for the `-no-mb` mutants.
-pub fn filemap_dirty_folio<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    folio: &Folio<P>,
-    smp_mb_in_mark_inode_dirty: bool,
-) -> bool {
+pub fn filemap_dirty_folio<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
     let old = folio.flags.test_and_set_bit_word(PG_DIRTY);
     if old & (1 << PG_DIRTY) != 0 {
         ctx.event(
@@ -45,7 +38,7 @@ pub fn filemap_dirty_folio<P: Platform>(
     }
     ctx.event("filemap_dirty_folio", "folio_test_set_dirty(folio {}) = 0", &[folio.index as i64]);
     __folio_mark_dirty(ctx, inode, folio, old);
-    __mark_inode_dirty(ctx, inode, 1 << I_DIRTY_PAGES, smp_mb_in_mark_inode_dirty);
+    __mark_inode_dirty(ctx, inode, 1 << I_DIRTY_PAGES);
     true
 }
 
@@ -71,7 +64,7 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
         return;
     }
     let wb = inode.inode_to_wb();
-    if inode.bdi.rev.counted_bit {
+    if inode.bdi.knobs.accounting.counted_bit {
         // Our fix: count the pages in only while PG_dirty and PG_dropbehind are still both set.
         const WANT: usize = 1 << PG_DIRTY | 1 << PG_DROPBEHIND;
         let (_, counted) = folio.flags.update(|w| {
@@ -108,7 +101,7 @@ pub fn folio_clear_dirty_for_io<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, fol
         return folio.flags.test_and_clear_bit(PG_DIRTY);
     }
     if folio.pte.as_ref().is_some_and(|pte| folio_mkclean(ctx, pte, true)) {
-        filemap_dirty_folio(ctx, inode, folio, true);
+        filemap_dirty_folio(ctx, inode, folio);
     }
     clear_dirty_and_account(ctx, inode, folio, "folio_clear_dirty_for_io")
 }
@@ -122,7 +115,7 @@ fn clear_dirty_and_account<P: Platform>(
     function: &'static str,
 ) -> bool {
     let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-    let counted_bit = inode.bdi.rev.counted_bit;
+    let counted_bit = inode.bdi.knobs.accounting.counted_bit;
     let old = if counted_bit {
         folio.flags.clear_bits_word(1 << PG_DIRTY | 1 << PG_DONTCACHE_COUNTED)
     } else {
@@ -211,5 +204,5 @@ pub fn __folio_cancel_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
 /// `filemap_dirty_folio`, which accounts again; its WB_DIRTIED correction is not modelled.
 pub fn folio_redirty_for_writepage<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>) -> bool {
     ctx.event("folio_redirty_for_writepage", "folio {}", &[folio.index as i64]);
-    filemap_dirty_folio(ctx, inode, folio, true)
+    filemap_dirty_folio(ctx, inode, folio)
 }

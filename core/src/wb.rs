@@ -19,7 +19,7 @@ use crate::ctx::Ctx;
 use crate::dontcache::{wb_workfn, RunOn};
 use crate::percpu::PercpuCounter;
 use crate::rcu::Rcu;
-use crate::revision::{Accounting, KickProtocol};
+use crate::revision::{KickProtocol, Knobs};
 use crate::sync::{Atomic, Locked, Ordering, Platform, SpinLock};
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering as Ghost};
 use std::sync::Arc;
@@ -129,6 +129,8 @@ pub struct Wb<P: Platform> {
     /// Ghost: the pages taken off WB_DONTCACHE_DIRTY so far (the negative `wb_stat_mod`s), for a
     /// property whose only such caller is the thread that reads it.
     dontcache_removed: AtomicI64,
+    /// The kick protocol of the bdi's kernel ([`Bdi::with_knobs`]): what this wb's flusher runs.
+    pub kick: KickProtocol,
 }
 
 impl<P: Platform> Wb<P> {
@@ -151,6 +153,7 @@ impl<P: Platform> Wb<P> {
             life: P::AtomicUsize::new(Life::Live as usize),
             frees: AtomicU32::new(0),
             dontcache_removed: AtomicI64::new(0),
+            kick: KickProtocol::V7,
         }
     }
 
@@ -254,8 +257,8 @@ impl<P: Platform> Wb<P> {
 pub struct Bdi<P: Platform> {
     wbs: Vec<Wb<P>>,
     pub rcu: Arc<Rcu<P>>,
-    /// The revision of the accounting code paths the kernel runs ([`Accounting::V7`] unless set).
-    pub rev: Accounting,
+    /// What the kernel this bdi runs selects ([`Knobs::V7`] unless set).
+    pub knobs: Knobs,
 }
 
 impl<P: Platform> Bdi<P> {
@@ -265,13 +268,17 @@ impl<P: Platform> Bdi<P> {
         Bdi {
             wbs: (0..=cgroup_wbs).map(|id| Wb::new(id, nr_cpus, batch, rcu.clone())).collect(),
             rcu,
-            rev: Accounting::V7,
+            knobs: Knobs::V7,
         }
     }
 
-    /// The same bdi running the accounting code of `rev`.
-    pub fn with_accounting(self, rev: Accounting) -> Self {
-        Bdi { rev, ..self }
+    /// The same bdi running the code `knobs` select (its wbs' flushers too).
+    pub fn with_knobs(mut self, knobs: impl Into<Knobs>) -> Self {
+        self.knobs = knobs.into();
+        for wb in &mut self.wbs {
+            wb.kick = self.knobs.kick;
+        }
+        self
     }
 
     pub fn wb(&self, id: usize) -> &Wb<P> {
@@ -386,7 +393,7 @@ pub fn process_one_work_done<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
 /// is left.
 fn flush_delayed_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     loop {
-        if wb_workfn(ctx, wb, &KickProtocol::V7, &[], WorkStart::Queued, RunOn::Worker).is_some() {
+        if wb_workfn(ctx, wb, &[], WorkStart::Queued, RunOn::Worker).is_some() {
             continue;
         }
         if wb.dwork.load(Ordering::Acquire) & (WORK_RUNNING | WORK_PENDING) == 0 {

@@ -4,7 +4,7 @@
 //! from `WBCHECK_TIER` (quick).
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::Checker;
-use wb_models::scenario::find;
+use wb_models::registry::find;
 
 fn main() {
     let mut args = std::env::args().skip(1);

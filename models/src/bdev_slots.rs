@@ -3,19 +3,21 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry, NO_CLOSED_DEVICE_FLUSH};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::memcg::{ForeignTable, SlotRevision, INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
+use wb_core::memcg::{ForeignTable, INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
+use wb_core::revision::SlotRevision;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 
-pub const NAME: &str = "bdev-slots";
-pub const ALL_TRACKED: &str = "all-tracked-within-capacity";
-pub const RECORD_INTEGRITY: &str = "record-integrity";
+pub const NAME: &str = <SlotRevision as Revision>::SCENARIO;
+pub use wb_core::property::ALL_TRACKED;
+pub use wb_core::property::RECORD_INTEGRITY;
 const PROPERTIES: &[&str] =
     &[NO_INFLIGHT_OVERWRITE, ALL_TRACKED, OLDEST_REPLACED, RECORD_INTEGRITY, NO_CLOSED_DEVICE_FLUSH, INFLIGHT_BOUND];
 
@@ -289,17 +291,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct BdevSlots;
 
-fn expected(rev: SlotRevision) -> [&'static [&'static str]; 4] {
-    const RACES: &[&str] = &[NO_INFLIGHT_OVERWRITE, ALL_TRACKED, OLDEST_REPLACED, RECORD_INTEGRITY];
-    const P: &[&str] = &[];
-    match rev {
-        SlotRevision::V6 => [RACES, RACES, RACES, P],
-        // Its victim is slot 0 even while slot 0's flush is in flight.
-        SlotRevision::V5Slot0 => [RACES, RACES, RACES, &[NO_INFLIGHT_OVERWRITE, ALL_TRACKED]],
-        SlotRevision::NoInflightGuard => [RACES, RACES, RACES, &[NO_INFLIGHT_OVERWRITE]],
-        SlotRevision::Packed => [P, P, P, P],
-    }
-}
 
 impl BdevSlots {
     pub fn model_for(revision: SlotRevision, checker: Checker) -> SlotsModel {
@@ -329,7 +320,7 @@ impl ModelScenario for BdevSlots {
                 (INFLIGHT_BOUND, "done.cnt stays in [1, 1 + flushers in flight]"),
             ],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<SlotRevision>(),
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
@@ -23,8 +24,8 @@ use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 use wb_core::wb::{wb_get, Bdi, WbStatItem};
 
-pub const NAME: &str = "dontcache-accounting";
-pub const COUNTER_EXACT: &str = "counter-exact";
+pub const NAME: &str = <AccountingRevision as Revision>::SCENARIO;
+pub use wb_core::property::COUNTER_EXACT;
 const PROPERTIES: &[&str] = &[COUNTER_EXACT];
 
 /// The folios of the model as (inode, slot in the inode, pages): inode 0 (can write back, on
@@ -226,7 +227,7 @@ pub struct AccountingModel {
 
 impl AccountingModel {
     fn rev(&self) -> Accounting {
-        self.revision.accounting()
+        self.revision.knobs()
     }
 }
 
@@ -243,7 +244,7 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
             let inode = inode_of(f);
             let dontcache = matches!(role, Role::DontcacheWrite(_));
             if let Some(found) = __filemap_get_folio_mpol(ctx, inode, INDEX[f], true, dontcache) {
-                filemap_dirty_folio(ctx, inode, found.folio, true);
+                filemap_dirty_folio(ctx, inode, found.folio);
             }
         }
         Role::Lookup(f) => {
@@ -256,14 +257,14 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
                 let _locked = folio.lock();
                 if folio.in_page_cache() {
                     pte_mkwrite_dirty(ctx, folio.pte.as_ref().expect("the model's file is mmapped"));
-                    filemap_dirty_folio(ctx, inode, folio, true);
+                    filemap_dirty_folio(ctx, inode, folio);
                 }
             }
         }
         Role::Zap(f) => {
             if let Some((inode, folio)) = current(inodes, f) {
                 let pte = folio.pte.as_ref().expect("the model's file is mmapped");
-                zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio, true));
+                zap_pte_range(ctx, pte, || filemap_dirty_folio(ctx, inode, folio));
             }
         }
         Role::Writeback(f) => {
@@ -303,7 +304,7 @@ pub fn run_role<P: Platform>(ctx: &Ctx<P>, role: Role, inodes: &[Arc<Inode<P>>])
             let (large, head, tail) = (&inode.folios[1], &inode.folios[2], &inode.folios[3]);
             let _locked = large.lock();
             if large.in_page_cache() {
-                __split_folio_to_order(ctx, inode, large, &[head, tail], inode.bdi.rev.split_copies_dropbehind);
+                __split_folio_to_order(ctx, inode, large, &[head, tail]);
             }
         }
     }
@@ -316,7 +317,7 @@ pub fn prepare<P: Platform>(ctx: &Ctx<P>, inodes: &[Arc<Inode<P>>], f: usize, st
     let folio = &inode.folios[FOLIOS[f].1];
     if start.dirty {
         let _locked = folio.lock();
-        filemap_dirty_folio(ctx, inode, folio, true);
+        filemap_dirty_folio(ctx, inode, folio);
     }
     folio.pte.as_ref().expect("the model's file is mmapped").set_state(start.pte);
 }
@@ -355,7 +356,7 @@ pub fn build<P: Platform>(
     max_tasks: usize,
     setup: &Ctx<P>,
 ) -> (Arc<Bdi<P>>, Vec<Arc<Inode<P>>>) {
-    let bdi = Arc::new(Bdi::<P>::new(2, nr_cpus, batch, max_tasks).with_accounting(rev));
+    let bdi = Arc::new(Bdi::<P>::new(2, nr_cpus, batch, max_tasks).with_knobs(rev));
     let folio = |f: usize, cached: bool| {
         let folio = if cached { Folio::new(INDEX[f], FOLIOS[f].2, true) } else { Folio::detached(INDEX[f], FOLIOS[f].2) };
         Arc::new(folio.mapped(PteState::None))
@@ -487,25 +488,6 @@ impl DontcacheAccounting {
     }
 }
 
-/// Expected violations per checker (loom, shuttle-pct, shuttle-random, oracle).
-fn expected(rev: AccountingRevision) -> [&'static [&'static str]; 4] {
-    const F: &[&str] = &[COUNTER_EXACT];
-    const P: &[&str] = &[];
-    match rev {
-        AccountingRevision::V7 | AccountingRevision::V6U32Negate64 => [F, F, F, P],
-        AccountingRevision::V5DoubleDec => [F, F, F, P],
-        AccountingRevision::V5NoGuard | AccountingRevision::V6NoSwitchTransfer | AccountingRevision::V6U32Negate32 => {
-            [F, F, F, F]
-        }
-        AccountingRevision::V6SplitDropsFlag => [F, F, F, F],
-        // The races a partial fix leaves need a switch inside another thread's narrow window.
-        // Uniformly random schedules hit flag-snapshot's (a lookup across a switch) about once
-        // in 20,000 executions (seed 1: at 9,947) and snapshot-in-section's (the three-way race)
-        // not in 150,000 (see the header): the random verdicts depend on the seed.
-        AccountingRevision::V7PartialFlagSnapshot | AccountingRevision::V7PartialSnapshotInSection => [F, F, F, P],
-        AccountingRevision::V7FixCountedBit => [P, P, P, P],
-    }
-}
 
 impl ModelScenario for DontcacheAccounting {
     type Model = AccountingModel;
@@ -520,7 +502,7 @@ impl ModelScenario for DontcacheAccounting {
                 "at quiescence each wb's raw WB_DONTCACHE_DIRTY equals the pages of its dirty dropbehind folios in the page cache",
             )],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<AccountingRevision>(),
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{canonical, permutations, renumber, set_partitions, RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -13,14 +14,14 @@ use wb_core::folio::Folio;
 use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::{KickPin, KickProtocol, KickRevision, RescuerRevision};
+use wb_core::revision::{KickProtocol, KickRevision, RescuerRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{Bdi, Wb, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 
-pub const NAME: &str = "dontcache-kick";
-pub const LOST_WAKEUP: &str = "lost-wakeup";
-pub const DIRTY_TRACKING: &str = "dirty-tracking";
+pub const NAME: &str = <KickRevision as Revision>::SCENARIO;
+pub use wb_core::property::LOST_WAKEUP;
+pub use wb_core::property::DIRTY_TRACKING;
 const PROPERTIES: &[&str] = &[LOST_WAKEUP, DIRTY_TRACKING];
 
 /// A role: one thread's kernel call sequence (each op once per operation of the thread).
@@ -251,8 +252,8 @@ pub enum KickVariant {
 impl KickVariant {
     pub fn protocol(self) -> KickProtocol {
         match self {
-            KickVariant::Kick(r) => r.protocol(),
-            KickVariant::Rescuer(r) => r.protocol(),
+            KickVariant::Kick(r) => r.knobs(),
+            KickVariant::Rescuer(r) => r.knobs(),
         }
     }
 }
@@ -294,7 +295,7 @@ impl Model for KickModel {
         if self.setups.len() > 1 {
             trace.set_configuration(setup.label());
         }
-        let bdi = Arc::new(Bdi::<P>::new(0, b.nr_cpus, b.batch, setup.threads.len() + 2));
+        let bdi = Arc::new(Bdi::<P>::new(0, b.nr_cpus, b.batch, setup.threads.len() + 2).with_knobs(proto));
         let inodes: Vec<Arc<Inode<P>>> = (0..setup.inodes())
             .map(|i| {
                 let folios = setup
@@ -311,7 +312,7 @@ impl Model for KickModel {
             for (i, inode) in inodes.iter().enumerate() {
                 if setup.dirty_at_start[i] {
                     let resident = inode.folios.last().expect("a dirty inode has its resident folio");
-                    filemap_dirty_folio(&ctx, inode, resident, true);
+                    filemap_dirty_folio(&ctx, inode, resident);
                 }
             }
         }
@@ -329,15 +330,15 @@ impl Model for KickModel {
                     match thread.role {
                         Role::Dontcache => {
                             let folio = &inode.folios[thread.folio];
-                            if filemap_dirty_folio(&ctx, &inode, folio, proto.writer_smp_mb) {
+                            if filemap_dirty_folio(&ctx, &inode, folio) {
                                 added.fetch_add(folio.nr_pages(), Ghost::Relaxed);
                             }
-                            filemap_dontcache_kick_writeback(&ctx, &inode, &proto, KickPin::GetWakePut);
+                            filemap_dontcache_kick_writeback(&ctx, &inode);
                         }
                         Role::Buffered => {
-                            filemap_dirty_folio(&ctx, &inode, &inode.folios[thread.folio], proto.writer_smp_mb);
+                            filemap_dirty_folio(&ctx, &inode, &inode.folios[thread.folio]);
                         }
-                        Role::InodeDirtier => __mark_inode_dirty(&ctx, &inode, 1 << I_DIRTY_SYNC, proto.writer_smp_mb),
+                        Role::InodeDirtier => __mark_inode_dirty(&ctx, &inode, 1 << I_DIRTY_SYNC),
                     }
                 }
                 if matches!(b.flusher, Flusher::Worker { .. }) {
@@ -356,7 +357,7 @@ impl Model for KickModel {
                 let refs: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
                 let pass = |ctx: &Ctx<P>, start: WorkStart, on: RunOn| {
                     let removed_before = wb.dontcache_removed();
-                    let run = wb_workfn(ctx, wb, &proto, &refs, start, on);
+                    let run = wb_workfn(ctx, wb, &refs, start, on);
                     if let Some(nr) = run.and_then(|r| r.consumed) {
                         consumed.lock().unwrap_or_else(|e| e.into_inner()).last = Some((nr, removed_before));
                     }
@@ -603,22 +604,6 @@ pub fn kick_scope_decl() -> ScopeDecl {
 /// The registry entry.
 pub struct DontcacheKick;
 
-fn expected(rev: KickRevision) -> [&'static [&'static str]; 4] {
-    const F: &[&str] = &[LOST_WAKEUP];
-    const DT: &[&str] = &[DIRTY_TRACKING];
-    const F_DT: &[&str] = &[DIRTY_TRACKING, LOST_WAKEUP];
-    const P: &[&str] = &[];
-    // loom, shuttle-pct, shuttle-random, oracle. The window in __mark_inode_dirty is invisible to
-    // the oracle (whole calls); weak memory to shuttle and the oracle.
-    match rev {
-        KickRevision::V7 | KickRevision::V7Posted | KickRevision::V5LateClear => [F, F, F, P],
-        KickRevision::V7NoMb | KickRevision::V7PostedNoMb => [F_DT, F, F, P],
-        KickRevision::V5ApproxRead => [F, F, F, F],
-        KickRevision::V7FixKick | KickRevision::V7FixKickPosted => [P, P, P, P],
-        KickRevision::V7FixKickPostedNoMb => [F_DT, P, P, P],
-        KickRevision::V7FixKickNoMb => [DT, P, P, P],
-    }
-}
 
 impl DontcacheKick {
     pub fn model_for(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
@@ -645,7 +630,7 @@ impl ModelScenario for DontcacheKick {
                 ),
             ],
             scope: kick_scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<KickRevision>(),
         }
     }
 

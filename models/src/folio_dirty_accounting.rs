@@ -3,18 +3,20 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::fadvise::{FolioPolicy, Geometry};
+use wb_core::fadvise::Geometry;
+use wb_core::revision::FolioPolicy;
 use wb_core::sync::{Atomic, Ordering, Platform, SpinLock};
 use wb_core::trace::Trace;
 
-pub const NAME: &str = "folio-dirty-accounting";
-pub const CHARGE_EQUALS_WRITTEN: &str = "charge-equals-written";
-pub const OVER_ACCOUNTING_BOUND: &str = "over-accounting-bound";
+pub const NAME: &str = <FolioPolicy as Revision>::SCENARIO;
+pub use wb_core::property::CHARGE_EQUALS_WRITTEN;
+pub use wb_core::property::OVER_ACCOUNTING_BOUND;
 const PROPERTIES: &[&str] = &[CHARGE_EQUALS_WRITTEN, OVER_ACCOUNTING_BOUND];
 
 /// The checkers' file: 64 pages (256 KiB), 8 KiB reads, readahead from 4 to 32 pages, folios up
@@ -214,13 +216,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct FolioDirtyAccounting;
 
-/// Expected violations per policy, the same under every checker (the model is sequential).
-pub fn expected(policy: FolioPolicy) -> &'static [&'static str] {
-    match policy {
-        FolioPolicy::PerPage | FolioPolicy::FadvRandom => &[],
-        FolioPolicy::PerFolio | FolioPolicy::FadvRandomWrite64k | FolioPolicy::FadvDontneed => &[CHARGE_EQUALS_WRITTEN],
-    }
-}
 
 impl ModelScenario for FolioDirtyAccounting {
     type Model = FolioDirtyModel;
@@ -235,7 +230,7 @@ impl ModelScenario for FolioDirtyAccounting {
                 (OVER_ACCOUNTING_BOUND, "pages charged <= pages written x folio size / block size"),
             ],
             scope: scope_decl(),
-            revisions: revision_infos(|p| [expected(p); 4]),
+            revisions: revision_infos::<FolioPolicy>(),
         }
     }
 

@@ -3,19 +3,21 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
 use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::memcg::{ForeignFlush, ForeignPolicy, ForeignTarget, MemcgForeign};
+use wb_core::memcg::{ForeignFlush, ForeignTarget, MemcgForeign};
+use wb_core::revision::ForeignPolicy;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 
-pub const NAME: &str = "foreign-policy";
-pub const FLUSH_SCOPE: &str = "flush-scope";
-pub const PRESSURE_RELIEF: &str = "pressure-relief";
+pub const NAME: &str = <ForeignPolicy as Revision>::SCENARIO;
+pub use wb_core::property::FLUSH_SCOPE;
+pub use wb_core::property::PRESSURE_RELIEF;
 const PROPERTIES: &[&str] = &[FLUSH_SCOPE, PRESSURE_RELIEF];
 
 /// The shared block device's number, the bdi id, and the owner wb of the bdev inode (the root
@@ -148,16 +150,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct ForeignPolicyScenario;
 
-fn expected(policy: ForeignPolicy) -> [&'static [&'static str]; 4] {
-    const SCOPE: &[&str] = &[FLUSH_SCOPE];
-    const RELIEF: &[&str] = &[PRESSURE_RELIEF];
-    const P: &[&str] = &[];
-    match policy {
-        ForeignPolicy::Baseline => [SCOPE, SCOPE, SCOPE, SCOPE],
-        ForeignPolicy::SkipBdev => [RELIEF, RELIEF, RELIEF, RELIEF],
-        ForeignPolicy::SeparateBdev => [P, P, P, P],
-    }
-}
 
 impl ModelScenario for ForeignPolicyScenario {
     type Model = PolicyModel;
@@ -172,7 +164,7 @@ impl ModelScenario for ForeignPolicyScenario {
                 (PRESSURE_RELIEF, "a throttled memcg whose foreign dirty pages are bdev pages gets a writeback of the bdev mapping requested"),
             ],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<ForeignPolicy>(),
         }
     }
 

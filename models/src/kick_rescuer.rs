@@ -4,12 +4,13 @@ use crate::bounds::Tier;
 use crate::dontcache_kick::{kick_bounds, rescuer_scope, KickModel, KickVariant, Setup, DIRTY_TRACKING, LOST_WAKEUP};
 use crate::scope::{RoleDecl, ScopeDecl};
 use crate::outcome::Checker;
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use std::sync::Arc;
 use wb_core::dontcache::RunOn;
 use wb_core::revision::RescuerRevision;
 
-pub const NAME: &str = "kick-rescuer";
+pub const NAME: &str = <RescuerRevision as Revision>::SCENARIO;
 
 /// The declared scope of kick-rescuer.
 pub fn rescuer_scope_decl() -> ScopeDecl {
@@ -37,15 +38,6 @@ pub fn rescuer_scope_decl() -> ScopeDecl {
 
 pub struct KickRescuer;
 
-fn expected(rev: RescuerRevision) -> [&'static [&'static str]; 4] {
-    const F: &[&str] = &[LOST_WAKEUP];
-    const P: &[&str] = &[];
-    // loom, shuttle-pct, shuttle-random, oracle
-    match rev {
-        RescuerRevision::V7 => [F, F, F, F],
-        RescuerRevision::V7FixRescuerRequeue => [P, P, P, P],
-    }
-}
 
 impl KickRescuer {
     pub fn model_for(revision: RescuerRevision, checker: Checker) -> KickModel {
@@ -78,7 +70,7 @@ impl ModelScenario for KickRescuer {
                 (DIRTY_TRACKING, "as in dontcache-kick"),
             ],
             scope: rescuer_scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<RescuerRevision>(),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod panic;
 pub mod per_block_charge;
 pub mod percpu_counter;
+pub mod registry;
 pub mod scenario;
 pub mod scope;
 pub mod wb_pin;

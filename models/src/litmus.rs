@@ -44,8 +44,8 @@ pub fn file_name(scenario: &str, revision: &str) -> String {
 /// wakeup is a window inside `__mark_inode_dirty`, not this shape); a revision without a twin (the
 /// v5 consumes, whose defects do not depend on the guard) by itself.
 pub fn predicted_by(rev: KickRevision) -> KickRevision {
-    let shape = KickProtocol { guard: KickGuard::None, ..rev.protocol() };
-    KickRevision::ALL.into_iter().find(|r| r.protocol() == shape).unwrap_or(rev)
+    let shape = KickProtocol { guard: KickGuard::None, ..rev.knobs() };
+    KickRevision::ALL.into_iter().find(|r| r.knobs() == shape).unwrap_or(rev)
 }
 
 /// The predicted herd7 result: loom's expected verdict on `lost-wakeup` for the revision that
@@ -65,7 +65,7 @@ fn predicted(rev: KickRevision) -> (&'static str, String) {
 fn dontcache_kick_test(rev: KickRevision) -> String {
     let (result, loom) = predicted(rev);
     let name = rev.name();
-    let barrier = if rev.protocol().writer_smp_mb {
+    let barrier = if rev.knobs().writer_smp_mb {
         "__mark_inode_dirty begins with smp_mb()"
     } else {
         "(mutant) __mark_inode_dirty has no smp_mb()"
@@ -94,10 +94,10 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
     t.push_str(" *)\n\n{\n\tstart=1;\n}\n\n");
     // P0: the writer.
     let mut p0 = vec!["\tWRITE_ONCE(*slot, 1);\t\t/* percpu_counter_add_batch: this CPU's slot */".to_string()];
-    if rev.protocol().writer_smp_mb {
+    if rev.knobs().writer_smp_mb {
         p0.push("\tsmp_mb();\t\t\t/* __mark_inode_dirty */".into());
     }
-    let regs0 = match rev.protocol().kick {
+    let regs0 = match rev.knobs().kick {
         Kick::Fold => {
             p0.push("\tr1 = xchg(start, 1);\t\t/* !test_and_set_bit(WB_start_dontcache) */".into());
             "\tint r1;\n"
@@ -113,7 +113,7 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
     };
     let _ = write!(t, "P0(int *slot, int *start)\n{{\n{regs0}\n{}\n}}\n\n", p0.join("\n"));
     // P1: the flusher's consume.
-    let p1: &[&str] = match rev.protocol().consume {
+    let p1: &[&str] = match rev.knobs().consume {
         Consume::ClearThenSum => &[
             "\tr2 = xchg(start, 0);\t\t/* test_and_clear_bit(WB_start_dontcache) */",
             "\tr3 = READ_ONCE(*slot);\t\t/* wb_stat_sum: percpu_counter_sum reads the slot */",
@@ -129,7 +129,7 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
         ],
     };
     let params =
-        if rev.protocol().consume == Consume::ClearThenApproxRead { "int *count, int *start" } else { "int *slot, int *start" };
+        if rev.knobs().consume == Consume::ClearThenApproxRead { "int *count, int *start" } else { "int *slot, int *start" };
     let _ = write!(t, "P1({params})\n{{\n\tint r2;\n\tint r3;\n\n{}\n}}\n\n", p1.join("\n"));
     t.push_str("exists (0:r1=1 /\\ 1:r2=1 /\\ 1:r3=0)\n");
     t

@@ -3,76 +3,26 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::iomap::{
-    iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, Dirtied, DirtyCharge, DirtyStats, IomapFolio,
+    iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, Dirtied, DirtyStats, IomapFolio,
 };
+use wb_core::revision::BlockRevision;
 use wb_core::pte::{folio_mkclean, zap_pte_range, Pte};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 
-pub const NAME: &str = "per-block-charge";
-pub const CHARGE_DISCHARGE_MATCH: &str = "charge-discharge-match";
+pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;
+pub use wb_core::property::CHARGE_DISCHARGE_MATCH;
 const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH];
 
 /// The folio: 4 blocks (16 KiB). The writer writes block 1.
 pub const FOLIO_PAGES: u32 = 4;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BlockRevision {
-    Baseline,
-    Series,
-    SeriesMkcleanNosync,
-    SeriesDischargeNrPages,
-}
-
-impl BlockRevision {
-    pub const ALL: [BlockRevision; 4] = [
-        BlockRevision::Baseline,
-        BlockRevision::Series,
-        BlockRevision::SeriesMkcleanNosync,
-        BlockRevision::SeriesDischargeNrPages,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BlockRevision::Baseline => "baseline",
-            BlockRevision::Series => "series",
-            BlockRevision::SeriesMkcleanNosync => "series-mkclean-nosync",
-            BlockRevision::SeriesDischargeNrPages => "series-discharge-nr-pages",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|r| r.name() == name)
-    }
-
-    pub fn summary(self) -> &'static str {
-        match self {
-            BlockRevision::Baseline => "6.12: whole-folio charge on the clean-to-dirty transition, folio_nr_pages discharge",
-            BlockRevision::Series => "seed 003's series, reconstructed from the cover letter: per-page charge, accounted_dirty_pages() discharge",
-            BlockRevision::SeriesMkcleanNosync => "mutant: the series with folio_mkclean's walk skipping the PTL for a PTE read as none (the race 479db0bf408e fixed)",
-            BlockRevision::SeriesDischargeNrPages => "mutant: the series' per-page charge with the discharge left at folio_nr_pages",
-        }
-    }
-
-    pub fn charge(self) -> DirtyCharge {
-        match self {
-            BlockRevision::Baseline => DirtyCharge::PerFolio,
-            BlockRevision::Series | BlockRevision::SeriesMkcleanNosync => DirtyCharge::PerPage,
-            BlockRevision::SeriesDischargeNrPages => DirtyCharge::PerPageDischargeNrPages,
-        }
-    }
-
-    /// `folio_mkclean`'s `PVMW_SYNC`.
-    pub fn mkclean_sync(self) -> bool {
-        self != BlockRevision::SeriesMkcleanNosync
-    }
-}
 
 /// Ghost ledger: pages charged and discharged per dirty cycle of the folio.
 #[derive(Default)]
@@ -118,7 +68,7 @@ impl Model for BlockModel {
 
     fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let (rev, charge) = (self.revision, self.revision.charge());
+        let (rev, charge) = (self.revision, self.revision.knobs().charge);
         let start =
             if P::NAME == "shuttle" { [Start::MappedDirty, Start::MappedClean][P::choose(2)] } else { self.start };
         let folio = Arc::new(IomapFolio::<P>::new(0, FOLIO_PAGES));
@@ -155,14 +105,14 @@ impl Model for BlockModel {
             P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "flusher", plan);
                 ledger.record(write_folio(&ctx, &stats, &folio, charge, || {
-                    folio_mkclean(&ctx, &pte, rev.mkclean_sync())
+                    folio_mkclean(&ctx, &pte, rev.knobs().mkclean_sync)
                 }));
             })
         };
         [writer, zapper, flusher].into_iter().for_each(P::join);
         // Quiescence: a final sync writes whatever is still dirty.
         let sync = Ctx::<P>::new(trace.clone(), "sync", CpuPlan::Fixed(0));
-        ledger.record(write_folio(&sync, &stats, &folio, charge, || folio_mkclean(&sync, &pte, rev.mkclean_sync())));
+        ledger.record(write_folio(&sync, &stats, &folio, charge, || folio_mkclean(&sync, &pte, rev.knobs().mkclean_sync)));
         let ledger = ledger.0.lock().expect("ghost");
         let bad: Vec<String> = ledger
             .iter()
@@ -224,15 +174,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct PerBlockCharge;
 
-/// Expected violations per revision and checker (loom, shuttle-pct, shuttle-random, oracle).
-pub fn expected(rev: BlockRevision) -> [&'static [&'static str]; 4] {
-    const F: &[&str] = &[CHARGE_DISCHARGE_MATCH];
-    const P: &[&str] = &[];
-    match rev {
-        BlockRevision::Baseline | BlockRevision::Series | BlockRevision::SeriesMkcleanNosync => [P, P, P, P],
-        BlockRevision::SeriesDischargeNrPages => [F, F, F, F],
-    }
-}
 
 impl ModelScenario for PerBlockCharge {
     type Model = BlockModel;
@@ -244,7 +185,7 @@ impl ModelScenario for PerBlockCharge {
             header: include_str!("per_block_charge.md"),
             properties: &[(CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it")],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<BlockRevision>(),
         }
     }
 

@@ -3,6 +3,7 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -13,10 +14,10 @@ use wb_core::revision::PercpuRevision;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 
-pub const NAME: &str = "percpu-counter";
-pub const QUIESCENT_EXACT: &str = "quiescent-exact";
-pub const READ_ERROR_BOUND: &str = "read-error-bound";
-pub const NO_LOST_UPDATE: &str = "no-lost-update";
+pub const NAME: &str = <PercpuRevision as Revision>::SCENARIO;
+pub use wb_core::property::QUIESCENT_EXACT;
+pub use wb_core::property::READ_ERROR_BOUND;
+pub use wb_core::property::NO_LOST_UPDATE;
 const PROPERTIES: &[&str] = &[QUIESCENT_EXACT, READ_ERROR_BOUND, NO_LOST_UPDATE];
 
 pub const NR_CPUS: usize = 2;
@@ -154,16 +155,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct PercpuCounterScenario;
 
-fn expected(rev: PercpuRevision) -> [&'static [&'static str]; 4] {
-    const LOST: &[&str] = &[QUIESCENT_EXACT, NO_LOST_UPDATE];
-    const SUM: &[&str] = &[QUIESCENT_EXACT];
-    const P: &[&str] = &[];
-    match rev {
-        PercpuRevision::Kernel => [P, P, P, P],
-        PercpuRevision::UnlockedFold => [LOST, LOST, LOST, P],
-        PercpuRevision::SumAsRead => [SUM, SUM, SUM, SUM],
-    }
-}
 
 impl ModelScenario for PercpuCounterScenario {
     type Model = PercpuModel;
@@ -179,7 +170,7 @@ impl ModelScenario for PercpuCounterScenario {
                 (NO_LOST_UPDATE, "at quiescence count + slots equals the total of the adds"),
             ],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<PercpuRevision>(),
         }
     }
 

@@ -1,67 +1,45 @@
-//! The scenario registry: names, headers, properties, revisions and the expected verdict of each
-//! (revision, checker) pair. Scenario and property names are a contract (DESIGN.md §6).
+//! What a scenario is: its catalogue entry (name, header, properties, scope, revisions with their
+//! expected verdicts) and how the checkers run it. The list of scenarios is [`crate::registry`].
+//! Scenario and property names are a contract of the JSON verdicts (docs/contract.md).
 
 use crate::bounds::Bounds;
 use crate::harness::{Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome};
 use std::collections::BTreeSet;
+use wb_core::revision::{Expected, Provenance, Revision, Role};
 
-/// A revision of a scenario with the properties each checker is expected to find violated
-/// (empty: expected to pass). Indexed like [`Checker::ALL`].
+/// A revision of a scenario as the catalogue declares it (`wb_core::revision`): the properties
+/// each checker is expected to find violated (empty: expected to pass), indexed like
+/// [`Checker::ALL`].
 #[derive(Debug, Clone)]
 pub struct RevisionInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    pub expected: [&'static [&'static str]; 4],
+    pub provenance: Provenance,
+    pub role: Role,
+    pub expected: Expected,
 }
-
-/// A revision enum as the catalogue sees it: its variants in order, each with a name and a
-/// one-line summary (the enums' own `ALL`, `name` and `summary`).
-pub trait RevisionEnum: Copy + 'static {
-    fn all() -> &'static [Self];
-    fn name(self) -> &'static str;
-    fn summary(self) -> &'static str;
-}
-
-macro_rules! revision_enums {
-    ($($t:ty),*) => {$(
-        impl RevisionEnum for $t {
-            fn all() -> &'static [Self] {
-                &<$t>::ALL
-            }
-            fn name(self) -> &'static str {
-                <$t>::name(self)
-            }
-            fn summary(self) -> &'static str {
-                <$t>::summary(self)
-            }
-        }
-    )*};
-}
-
-revision_enums!(
-    wb_core::revision::KickRevision,
-    wb_core::revision::RescuerRevision,
-    wb_core::revision::PinRevision,
-    wb_core::revision::AccountingRevision,
-    wb_core::revision::PercpuRevision,
-    wb_core::memcg::SlotRevision,
-    wb_core::memcg::ForeignPolicy,
-    wb_core::fadvise::FolioPolicy,
-    crate::per_block_charge::BlockRevision
-);
 
 /// The revision of `scenario` called `name`, or an error naming the valid ones.
-pub fn parse_revision<R: RevisionEnum>(scenario: &str, name: &str) -> Result<R, String> {
-    R::all().iter().copied().find(|r| r.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = R::all().iter().map(|r| r.name()).collect();
+pub fn parse_revision<R: Revision>(scenario: &str, name: &str) -> Result<R, String> {
+    R::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = R::all().map(|r| r.name()).collect();
         unknown("revision", name, &names) + " for scenario " + scenario
     })
 }
 
-/// The catalogue entries of every revision, with what each checker is expected to find.
-pub fn revision_infos<R: RevisionEnum>(expected: impl Fn(R) -> [&'static [&'static str]; 4]) -> Vec<RevisionInfo> {
-    R::all().iter().map(|&r| RevisionInfo { name: r.name(), summary: r.summary(), expected: expected(r) }).collect()
+/// The catalogue entries of every revision of `R`.
+pub fn revision_infos<R: Revision>() -> Vec<RevisionInfo> {
+    R::CATALOGUE
+        .iter()
+        .map(|r| RevisionInfo {
+            name: r.name,
+            summary: r.summary,
+            provenance: r.provenance,
+            role: r.role,
+            expected: r.expected,
+        })
+        .collect()
 }
 
 impl RevisionInfo {
@@ -144,25 +122,6 @@ impl<S: ModelScenario> Scenario for S {
     ) -> Result<Replayed, String> {
         crate::harness::replay(&self.model(revision, checker, bounds.tier)?, checker, schedule, bounds)
     }
-}
-
-/// Every scenario, in catalogue order.
-pub fn scenarios() -> Vec<&'static dyn Scenario> {
-    vec![
-        &crate::dontcache_kick::DontcacheKick,
-        &crate::kick_rescuer::KickRescuer,
-        &crate::wb_pin::WbPin,
-        &crate::dontcache_accounting::DontcacheAccounting,
-        &crate::percpu_counter::PercpuCounterScenario,
-        &crate::bdev_slots::BdevSlots,
-        &crate::foreign_policy::ForeignPolicyScenario,
-        &crate::folio_dirty_accounting::FolioDirtyAccounting,
-        &crate::per_block_charge::PerBlockCharge,
-    ]
-}
-
-pub fn find(name: &str) -> Option<&'static dyn Scenario> {
-    scenarios().into_iter().find(|s| s.info().name == name)
 }
 
 /// The error for a name that is not in a list: names the bad value and the valid ones.

@@ -3,6 +3,7 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
+use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
@@ -13,15 +14,15 @@ use wb_core::folio::Folio;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::Inode;
 use wb_core::page_writeback::filemap_dirty_folio;
-use wb_core::revision::{KickProtocol, PinRevision};
+use wb_core::revision::PinRevision;
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{
     cgwb_kill, wb_get, Bdi, Life, Wb, WbStatItem, WorkStart, REFCOUNT, USE_AFTER_FREE, WB_START_DONTCACHE,
 };
 
-pub const NAME: &str = "wb-pin";
-pub const LOST_WAKEUP: &str = "lost-wakeup";
+pub const NAME: &str = <PinRevision as Revision>::SCENARIO;
+pub use wb_core::property::LOST_WAKEUP;
 const PROPERTIES: &[&str] = &[USE_AFTER_FREE, IRQ_ENABLED_UNDER_LOCK, REFCOUNT, LOST_WAKEUP];
 
 /// The old (killed) and the new cgroup wb.
@@ -78,7 +79,7 @@ const WRITER_NAMES: [&str; 8] =
 fn kworker_pass<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, last: &[AtomicI64; 3]) {
     for id in [OLD_WB, NEW_WB] {
         let wb = inode.bdi.wb(id);
-        let run = wb_workfn(ctx, wb, &KickProtocol::V7, &[inode], WorkStart::Queued, RunOn::Worker);
+        let run = wb_workfn(ctx, wb, &[inode], WorkStart::Queued, RunOn::Worker);
         if let Some(nr) = run.and_then(|r| r.consumed) {
             last[wb.id].store(nr, StdOrdering::Relaxed);
         }
@@ -94,7 +95,7 @@ impl Model for PinModel {
         let cfg = self.config;
         let rev = self.revision;
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3).with_accounting(rev.accounting()));
+        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3).with_knobs(rev.knobs()));
         let folios: Vec<_> = (0..cfg.folios()).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD_WB, true, folios));
         wb_get(&setup, bdi.wb(OLD_WB)); // the inode's association reference
@@ -109,8 +110,8 @@ impl Model for PinModel {
                 let ctx = Ctx::<P>::new(trace, WRITER_NAMES[w], plan);
                 for op in 0..cfg.ops_per_writer {
                     let folio = &inode.folios[w * cfg.ops_per_writer + op];
-                    filemap_dirty_folio(&ctx, &inode, folio, true);
-                    filemap_dontcache_kick_writeback(&ctx, &inode, &KickProtocol::V7, rev.pin());
+                    filemap_dirty_folio(&ctx, &inode, folio);
+                    filemap_dontcache_kick_writeback(&ctx, &inode);
                 }
                 if cfg.kworker == Kworker::Worker {
                     done.fetch_add(1, Ordering::SeqCst);
@@ -264,21 +265,6 @@ pub fn scope_decl() -> ScopeDecl {
 
 pub struct WbPin;
 
-fn expected(rev: PinRevision) -> [&'static [&'static str]; 4] {
-    const LW: &[&str] = &[LOST_WAKEUP];
-    const UAF_LW: &[&str] = &[USE_AFTER_FREE, LOST_WAKEUP];
-    const IRQ_LW: &[&str] = &[IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP];
-    const PASS: &[&str] = &[];
-    // loom, shuttle-pct, shuttle-random, oracle
-    match rev {
-        PinRevision::V7 => [LW, LW, LW, LW],
-        PinRevision::V7FixSwitchKick => [PASS, PASS, PASS, PASS],
-        // Uniformly random schedules keep the writer off the CPU for the whole switch and release
-        // (about 40 steps) too rarely to be seen: none in 300,000 executions (see the header).
-        PinRevision::V6Unpinned | PinRevision::PutBeforeWakeup => [UAF_LW, UAF_LW, LW, LW],
-        PinRevision::V5WakeupInSection => [IRQ_LW, IRQ_LW, IRQ_LW, IRQ_LW],
-    }
-}
 
 impl WbPin {
     pub fn model_for(revision: PinRevision, checker: Checker, tier: Tier) -> PinModel {
@@ -305,7 +291,7 @@ impl ModelScenario for WbPin {
                 (LOST_WAKEUP, "at the end every live wb with dirty DONTCACHE pages has its kick bit set and a run queued, or its last consume read them"),
             ],
             scope: scope_decl(),
-            revisions: revision_infos(expected),
+            revisions: revision_infos::<PinRevision>(),
         }
     }
 

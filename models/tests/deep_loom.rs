@@ -1,92 +1,40 @@
-//! The deep exhaustive loom tier, selected by the ecosystem convention
-//! `RUSTFLAGS="--cfg loom" cargo test --release`. Same expectations as the quick tier, written
-//! out per revision, at the deep sizes of each scenario (see its header) and the deep bounds
-//! (`models/src/bounds.rs`; the WBCHECK_* and LOOM_* variables apply).
+//! The deep tier: every loom row of every scenario at the deep bound, against the catalogue's
+//! expectations (which wb-checks' `expectations.rs` holds equal to its own table). Opt-in:
+//! `RUSTFLAGS="--cfg loom" cargo test --release -p wb-models --test deep_loom [SCENARIO]`; hours
+//! in all (see docs/performance.md), so run one scenario at a time.
 #![cfg(loom)]
 
-use std::collections::BTreeSet;
 use wb_models::bounds::{Bounds, Tier};
-use wb_models::dontcache_kick::{DontcacheKick, DIRTY_TRACKING, LOST_WAKEUP};
 use wb_models::outcome::Checker;
-use wb_models::scenario::Scenario;
+use wb_models::registry::find;
 
-fn violated(revision: &str) -> BTreeSet<&'static str> {
+fn check(scenario: &str) {
     let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
-    let o = DontcacheKick.run(revision, Checker::Loom, &bounds).unwrap();
-    assert!(!o.bounded, "{revision}: the deep loom search was cut short after {} executions", o.executions);
-    eprintln!("{revision}: {} executions in {} ms", o.executions, o.millis);
-    o.violated()
-}
-
-#[test]
-fn dontcache_kick_v7_loses_a_wakeup() {
-    assert_eq!(violated("v7"), BTreeSet::from([LOST_WAKEUP]));
-}
-
-#[test]
-fn dontcache_kick_v7_fix_kick_passes() {
-    assert!(violated("v7-fix-kick").is_empty());
-}
-
-#[test]
-fn dontcache_kick_v7_fix_kick_posted_passes() {
-    assert!(violated("v7-fix-kick-posted").is_empty());
-}
-
-#[test]
-fn dontcache_kick_v7_fix_kick_posted_no_mb_loses_a_wakeup() {
-    assert_eq!(violated("v7-fix-kick-posted-no-mb"), BTreeSet::from([DIRTY_TRACKING, LOST_WAKEUP]));
-}
-
-#[test]
-fn dontcache_kick_v7_fix_kick_no_mb_keeps_the_kick() {
-    assert_eq!(violated("v7-fix-kick-no-mb"), BTreeSet::from([DIRTY_TRACKING]));
-}
-
-#[test]
-fn dontcache_kick_v5_late_clear_loses_a_wakeup() {
-    assert_eq!(violated("v5-late-clear"), BTreeSet::from([LOST_WAKEUP]));
-}
-
-#[test]
-fn dontcache_kick_v5_approx_read_loses_a_wakeup() {
-    assert_eq!(violated("v5-approx-read"), BTreeSet::from([LOST_WAKEUP]));
-}
-
-mod wb_pin {
-    use super::*;
-    use wb_models::wb_pin::WbPin;
-
-    fn violated(revision: &str) -> BTreeSet<&'static str> {
-        let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
-        let o = WbPin.run(revision, Checker::Loom, &bounds).unwrap();
-        assert!(!o.bounded, "{revision}: the deep loom search was cut short after {} executions", o.executions);
-        eprintln!("wb-pin {revision}: {} executions in {} ms", o.executions, o.millis);
-        o.violated()
+    let s = find(scenario).unwrap();
+    for rev in s.info().revisions {
+        let o = s.run(rev.name, Checker::Loom, &bounds).unwrap();
+        assert!(!o.bounded, "{scenario} {}: the search hit a limit", rev.name);
+        assert_eq!(o.violated(), rev.expected_violated(Checker::Loom), "{scenario} {}", rev.name);
     }
+}
 
-    #[test]
-    fn v7_loses_the_kick_across_the_switch() {
-        assert_eq!(violated("v7"), BTreeSet::from(["lost-wakeup"]));
-    }
+macro_rules! deep {
+    ($($test:ident: $scenario:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            check($scenario);
+        }
+    )*};
+}
 
-    #[test]
-    fn v7_fix_switch_kick_passes() {
-        assert!(violated("v7-fix-switch-kick").is_empty());
-    }
-
-    #[test]
-    fn v6_unpinned_use_after_free() {
-        assert_eq!(violated("v6-unpinned"), BTreeSet::from(["use-after-free", "lost-wakeup"]));
-    }
-
-    #[test]
-    fn v5_wakeup_in_section_irq() {
-        assert_eq!(violated("v5-wakeup-in-section"), BTreeSet::from(["irq-enabled-under-lock", "lost-wakeup"]));
-    }
-
-    #[test]
-    fn put_before_wakeup_use_after_free() {
-        assert_eq!(violated("put-before-wakeup"), BTreeSet::from(["use-after-free", "lost-wakeup"]));
-    }
+deep! {
+    dontcache_kick: "dontcache-kick";
+    kick_rescuer: "kick-rescuer";
+    wb_pin: "wb-pin";
+    dontcache_accounting: "dontcache-accounting";
+    percpu_counter: "percpu-counter";
+    bdev_slots: "bdev-slots";
+    foreign_policy: "foreign-policy";
+    folio_dirty_accounting: "folio-dirty-accounting";
+    per_block_charge: "per-block-charge";
 }

@@ -1,6 +1,5 @@
-//! Expected verdicts of `dontcache-accounting` over its declared scope, and one test per v7
-//! finding on the configuration that shows it (and the ones where it does not survive). The
-//! oracle column is tested in wb-checks.
+//! One test per dontcache-accounting v7 finding on the configuration that shows it (and the ones
+//! where it does not survive); the verdicts are in wb-checks' `expectations.rs`.
 
 use std::collections::BTreeSet;
 use wb_core::revision::AccountingRevision;
@@ -9,19 +8,10 @@ use std::sync::Arc;
 use wb_core::pte::PteState;
 use wb_models::dontcache_accounting::{loom_mixes, DontcacheAccounting, Mix, Role, Start, COUNTER_EXACT};
 use wb_models::harness::{run_loom, Model};
-use wb_models::outcome::{Checker, Outcome};
-use wb_models::scenario::Scenario;
+use wb_models::outcome::Outcome;
 
 fn bounds() -> Bounds {
     Bounds::from_env(Tier::Quick).expect("valid bounds")
-}
-
-fn violates(revision: &str, checker: Checker) -> bool {
-    let o = DontcacheAccounting.run(revision, checker, &bounds()).unwrap();
-    assert!(!o.bounded);
-    let v = o.violated();
-    assert!(v.is_empty() || v == BTreeSet::from([COUNTER_EXACT]), "{v:?}");
-    !v.is_empty()
 }
 
 /// loom on one configuration: `roles` on folio 0 (or 2) from `dirty` and `pte`.
@@ -41,40 +31,6 @@ fn loom_mix(revision: &str, roles: &[Role], dirty: bool, pte: PteState) -> Outco
 
 fn functions(o: &Outcome) -> BTreeSet<String> {
     o.counterexample(COUNTER_EXACT).unwrap().steps.iter().map(|s| s.function.clone()).collect()
-}
-
-macro_rules! verdicts {
-    ($($module:ident: $rev:expr => [$loom:expr, $pct:expr, $random:expr];)*) => {$(
-        mod $module {
-            use super::*;
-            #[test]
-            fn loom() {
-                assert_eq!(violates($rev, Checker::Loom), $loom);
-            }
-            #[test]
-            fn shuttle_pct() {
-                assert_eq!(violates($rev, Checker::ShuttlePct), $pct);
-            }
-            #[test]
-            fn shuttle_random() {
-                assert_eq!(violates($rev, Checker::ShuttleRandom), $random);
-            }
-        }
-    )*};
-}
-
-// true: counter-exact is violated.
-verdicts! {
-    v7: "v7" => [true, true, true];
-    v5_double_dec: "v5-double-dec" => [true, true, true];
-    v5_no_guard: "v5-no-guard" => [true, true, true];
-    v6_no_switch_transfer: "v6-no-switch-transfer" => [true, true, true];
-    v6_split_drops_flag: "v6-split-drops-flag" => [true, true, true];
-    v6_u32_negate_32bit: "v6-u32-negate-32bit" => [true, true, true];
-    v6_u32_negate_64bit: "v6-u32-negate-64bit" => [true, true, true];
-    v7_partial_flag_snapshot: "v7-partial-flag-snapshot" => [true, true, true];
-    v7_partial_snapshot_in_section: "v7-partial-snapshot-in-section" => [true, true, true];
-    v7_fix_counted_bit: "v7-fix-counted-bit" => [false, false, false];
 }
 
 mod findings {

@@ -1,0 +1,207 @@
+//! The expected verdicts, written out a second time on purpose: this table is independent of
+//! the catalogue (`wb_core::revision`), and the catalogue must equal it. Every row runs here at
+//! the quick tier under every checker, and its verdict must equal the table's: each buggy
+//! revision's failure and each fixed revision's pass. Every loom and shuttle counterexample
+//! replays from its handle to the identical trace, and every loom failure carries the smallest
+//! preemption bound at which it appears.
+//!
+//! A cell is `pass` or the violated properties, comma-separated.
+
+use std::collections::BTreeSet;
+use wb_checks::oracle_check;
+use wb_core::revision::Role;
+use wb_models::bounds::{Bounds, Tier};
+use wb_models::harness::{LoomHandle, ShuttleSchedule};
+use wb_models::outcome::Checker;
+use wb_models::registry::{find, scenarios};
+
+/// (scenario, revision, [loom, shuttle-pct, shuttle-random, oracle]).
+const TABLE: &[(&str, &str, [&str; 4])] = &[
+    ("dontcache-kick", "v7", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "pass"]),
+    ("dontcache-kick", "v7-posted", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "pass"]),
+    ("dontcache-kick", "v7-posted-no-mb", ["dirty-tracking, lost-wakeup", "lost-wakeup", "lost-wakeup", "pass"]),
+    ("dontcache-kick", "v7-no-mb", ["dirty-tracking, lost-wakeup", "lost-wakeup", "lost-wakeup", "pass"]),
+    ("dontcache-kick", "v5-late-clear", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "pass"]),
+    ("dontcache-kick", "v5-approx-read", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "lost-wakeup"]),
+    ("dontcache-kick", "v7-fix-kick", ["pass", "pass", "pass", "pass"]),
+    ("dontcache-kick", "v7-fix-kick-posted", ["pass", "pass", "pass", "pass"]),
+    ("dontcache-kick", "v7-fix-kick-posted-no-mb", ["dirty-tracking, lost-wakeup", "pass", "pass", "pass"]),
+    ("dontcache-kick", "v7-fix-kick-no-mb", ["dirty-tracking", "pass", "pass", "pass"]),
+    ("kick-rescuer", "v7", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "lost-wakeup"]),
+    ("kick-rescuer", "v7-fix-rescuer-requeue", ["pass", "pass", "pass", "pass"]),
+    ("wb-pin", "v7", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "lost-wakeup"]),
+    ("wb-pin", "v7-fix-switch-kick", ["pass", "pass", "pass", "pass"]),
+    ("wb-pin", "v6-unpinned", ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"]),
+    ("wb-pin", "v5-wakeup-in-section", ["irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup"]),
+    ("wb-pin", "put-before-wakeup", ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"]),
+    ("dontcache-accounting", "v7", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("dontcache-accounting", "v5-double-dec", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("dontcache-accounting", "v5-no-guard", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
+    ("dontcache-accounting", "v6-no-switch-transfer", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
+    ("dontcache-accounting", "v6-split-drops-flag", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
+    ("dontcache-accounting", "v6-u32-negate-32bit", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
+    ("dontcache-accounting", "v6-u32-negate-64bit", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("dontcache-accounting", "v7-partial-flag-snapshot", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("dontcache-accounting", "v7-partial-snapshot-in-section", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("dontcache-accounting", "v7-fix-counted-bit", ["pass", "pass", "pass", "pass"]),
+    ("percpu-counter", "kernel", ["pass", "pass", "pass", "pass"]),
+    ("percpu-counter", "unlocked-fold", ["no-lost-update, quiescent-exact", "no-lost-update, quiescent-exact", "no-lost-update, quiescent-exact", "pass"]),
+    ("percpu-counter", "sum-as-read", ["quiescent-exact", "quiescent-exact", "quiescent-exact", "quiescent-exact"]),
+    ("bdev-slots", "v6", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "pass"]),
+    ("bdev-slots", "v5-slot0", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite"]),
+    ("bdev-slots", "no-inflight-guard", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "no-inflight-overwrite"]),
+    ("bdev-slots", "packed", ["pass", "pass", "pass", "pass"]),
+    ("foreign-policy", "baseline", ["flush-scope", "flush-scope", "flush-scope", "flush-scope"]),
+    ("foreign-policy", "skip-bdev", ["pressure-relief", "pressure-relief", "pressure-relief", "pressure-relief"]),
+    ("foreign-policy", "separate-bdev", ["pass", "pass", "pass", "pass"]),
+    ("folio-dirty-accounting", "per-folio", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
+    ("folio-dirty-accounting", "per-page", ["pass", "pass", "pass", "pass"]),
+    ("folio-dirty-accounting", "fadv-random", ["pass", "pass", "pass", "pass"]),
+    ("folio-dirty-accounting", "fadv-random-write-64k", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
+    ("folio-dirty-accounting", "fadv-dontneed", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
+    ("per-block-charge", "baseline", ["pass", "pass", "pass", "pass"]),
+    ("per-block-charge", "series", ["pass", "pass", "pass", "pass"]),
+    ("per-block-charge", "series-mkclean-nosync", ["pass", "pass", "pass", "pass"]),
+    ("per-block-charge", "series-discharge-nr-pages", ["charge-discharge-match", "charge-discharge-match", "charge-discharge-match", "charge-discharge-match"]),
+
+];
+
+fn cell(text: &str) -> BTreeSet<&str> {
+    if text == "pass" {
+        BTreeSet::new()
+    } else {
+        text.split(", ").collect()
+    }
+}
+
+#[test]
+fn the_catalogue_expects_what_the_table_expects() {
+    let mut rows = 0;
+    for s in scenarios() {
+        let info = s.info();
+        for rev in &info.revisions {
+            let (_, _, cells) = TABLE
+                .iter()
+                .find(|(sc, r, _)| *sc == info.name && *r == rev.name)
+                .unwrap_or_else(|| panic!("the expectations table has no row for {} {}", info.name, rev.name));
+            for (checker, want) in Checker::ALL.into_iter().zip(cells) {
+                assert_eq!(rev.expected_violated(checker), cell(want), "{} {} {}", info.name, rev.name, checker.name());
+            }
+            rows += 1;
+        }
+    }
+    assert_eq!(rows, TABLE.len(), "a table row names a revision the catalogue does not have");
+}
+
+/// Like the kernel's litmus tests, broken and fixed sit side by side: a bug must fail under some
+/// checker, a fix or a control must pass under every one.
+#[test]
+fn bug_rows_fail_and_fix_and_control_rows_pass() {
+    for s in scenarios() {
+        let info = s.info();
+        for rev in &info.revisions {
+            let fails = Checker::ALL.into_iter().any(|c| !rev.expected_violated(c).is_empty());
+            assert_eq!(fails, rev.role == Role::Bug, "{} {} is a {} row", info.name, rev.name, rev.role.name());
+        }
+    }
+}
+
+/// Run every row of `scenario`, compare with the table, replay every counterexample.
+fn check_scenario(scenario: &str) {
+    let bounds = Bounds::from_env(Tier::Quick).expect("valid WBCHECK_* / LOOM_* variables");
+    let s = find(scenario).expect("a scenario of the registry");
+    for (_, revision, cells) in TABLE.iter().filter(|(sc, _, _)| *sc == scenario) {
+        for (checker, want) in Checker::ALL.into_iter().zip(cells) {
+            let row = format!("{scenario} {revision} {}", checker.name());
+            let outcome = match checker {
+                Checker::Oracle => oracle_check::run(scenario, revision, Tier::Quick),
+                _ => s.run(revision, checker, &bounds),
+            }
+            .unwrap_or_else(|e| panic!("{row}: {e}"));
+            assert!(!outcome.bounded, "{row}: the search hit a limit");
+            assert_eq!(outcome.violated(), cell(want), "{row}");
+            if checker == Checker::Oracle {
+                continue;
+            }
+            for cx in &outcome.counterexamples {
+                let handle = cx.replay.as_deref().unwrap_or_else(|| panic!("{row} {}: no handle", cx.property));
+                if checker == Checker::Loom {
+                    let k = cx.min_preemptions.unwrap_or_else(|| panic!("{row}: loom failure without min_preemptions"));
+                    assert!(bounds.loom_preemptions.is_none_or(|b| k <= b), "{row}: {k}");
+                    let decoded = LoomHandle::decode(handle).unwrap();
+                    assert_eq!(decoded.preemptions, Some(k), "{row}: the handle replays the smallest bound's trace");
+                    assert!(handle.starts_with("loom1:"), "{row}: handle {handle}");
+                } else {
+                    assert_eq!(cx.min_preemptions, None, "{row}");
+                    assert!(handle.starts_with("shuttle1:"), "{row}: handle {handle}");
+                }
+                let r = s.replay(revision, checker, ShuttleSchedule::Recorded(handle), &bounds).unwrap();
+                assert_eq!(r.steps, cx.steps, "{row} {}: replay of {handle} differs", cx.property);
+                assert_eq!(r.placement, cx.placement, "{row}");
+                assert!(r.violations.iter().any(|v| v.property == cx.property), "{row}: {:?}", r.violations);
+                assert_eq!(r.schedule, handle, "{row}: the replay names itself by the same handle");
+            }
+        }
+    }
+}
+
+/// `min_preemptions` is the smallest bound: v5-late-clear's lost wakeup needs one preemption
+/// (the writer's test must fall between the flusher's sum and its clear), so loom at bound 0
+/// finds nothing and the matrix reports 1.
+#[test]
+fn min_preemptions_is_the_smallest_bound() {
+    use wb_models::dontcache_kick::DontcacheKick;
+    use wb_models::scenario::Scenario;
+    let bounds = Bounds::defaults(Tier::Quick);
+    let o = DontcacheKick.run("v5-late-clear", Checker::Loom, &bounds).unwrap();
+    assert_eq!(o.counterexamples.len(), 1);
+    assert_eq!(o.counterexamples[0].min_preemptions, Some(1));
+    let at_0 = bounds.with_loom_preemptions(Some(0));
+    let o = DontcacheKick.run("v5-late-clear", Checker::Loom, &at_0).unwrap();
+    assert!(o.counterexamples.is_empty() && !o.bounded, "{:?}", o.violated());
+}
+
+#[test]
+fn dontcache_kick() {
+    check_scenario("dontcache-kick");
+}
+
+#[test]
+fn kick_rescuer() {
+    check_scenario("kick-rescuer");
+}
+
+#[test]
+fn wb_pin() {
+    check_scenario("wb-pin");
+}
+
+#[test]
+fn dontcache_accounting() {
+    check_scenario("dontcache-accounting");
+}
+
+#[test]
+fn percpu_counter() {
+    check_scenario("percpu-counter");
+}
+
+#[test]
+fn bdev_slots() {
+    check_scenario("bdev-slots");
+}
+
+#[test]
+fn foreign_policy() {
+    check_scenario("foreign-policy");
+}
+
+#[test]
+fn folio_dirty_accounting() {
+    check_scenario("folio-dirty-accounting");
+}
+
+#[test]
+fn per_block_charge() {
+    check_scenario("per-block-charge");
+}

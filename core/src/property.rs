@@ -1,0 +1,24 @@
+//! Property names: a contract of the JSON verdicts and the catalogue's expected verdicts. The
+//! ones the core itself detects are defined where they are detected.
+
+pub use crate::bdev::NO_CLOSED_DEVICE_FLUSH;
+pub use crate::ctx::IRQ_ENABLED_UNDER_LOCK;
+pub use crate::memcg::{INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
+pub use crate::wb::{REFCOUNT, USE_AFTER_FREE};
+
+pub const LOST_WAKEUP: &str = "lost-wakeup";
+pub const DIRTY_TRACKING: &str = "dirty-tracking";
+pub const COUNTER_EXACT: &str = "counter-exact";
+pub const QUIESCENT_EXACT: &str = "quiescent-exact";
+pub const READ_ERROR_BOUND: &str = "read-error-bound";
+pub const NO_LOST_UPDATE: &str = "no-lost-update";
+pub const ALL_TRACKED: &str = "all-tracked-within-capacity";
+pub const RECORD_INTEGRITY: &str = "record-integrity";
+pub const FLUSH_SCOPE: &str = "flush-scope";
+pub const PRESSURE_RELIEF: &str = "pressure-relief";
+pub const CHARGE_EQUALS_WRITTEN: &str = "charge-equals-written";
+pub const OVER_ACCOUNTING_BOUND: &str = "over-accounting-bound";
+pub const CHARGE_DISCHARGE_MATCH: &str = "charge-discharge-match";
+
+/// An expected pass: no property violated.
+pub const PASS: &[&str] = &[];

@@ -1,0 +1,243 @@
+//! Patch revisions as selectable variants: broken and fixed code side by side.
+//!
+//! Each scenario declares its revisions in one [`catalogue!`] table (a file per scenario here).
+//! A row gives the revision's name and summary, where it comes from ([`Provenance`]), what it is
+//! for ([`Role`]), the knobs it selects, and the properties each checker is expected to find
+//! violated. Everything else (the enum, its names, `wbcheck list`, the README catalogue, the
+//! scenario headers' verdict tables) follows from the table; code that behaves differently per
+//! revision matches on the knobs, or on the revision with no wildcard arm, so a new row that
+//! needs new behaviour is a compile error where the behaviour is decided.
+//!
+//! Revision names follow the patch history of the mailing-list threads. Where a thread gives only
+//! a changelog line, the buggy revision is a reconstruction that isolates that one defect. A
+//! mutant is a deliberate single change that is not a posted revision (it shows what a property
+//! rests on).
+
+mod accounting;
+mod block;
+mod folio;
+mod foreign;
+mod kick;
+mod percpu;
+mod pin;
+mod rescuer;
+mod slots;
+
+pub use accounting::*;
+pub use block::*;
+pub use folio::*;
+pub use foreign::*;
+pub use kick::*;
+pub use percpu::*;
+pub use pin::*;
+pub use rescuer::*;
+pub use slots::*;
+
+/// Everything a revision selects in the kernel code the core runs, in one value stored on the
+/// `Bdi` (every function reaches it through the inode or wb it works on): the kick and its
+/// consume, the kick's pinning, the accounting paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Knobs {
+    pub kick: KickProtocol,
+    pub pin: KickPin,
+    pub accounting: Accounting,
+}
+
+impl Knobs {
+    /// v7 as applied.
+    pub const V7: Knobs = Knobs { kick: KickProtocol::V7, pin: KickPin::GetWakePut, accounting: Accounting::V7 };
+}
+
+impl From<KickProtocol> for Knobs {
+    fn from(kick: KickProtocol) -> Knobs {
+        Knobs { kick, ..Knobs::V7 }
+    }
+}
+
+impl From<Accounting> for Knobs {
+    fn from(accounting: Accounting) -> Knobs {
+        Knobs { accounting, ..Knobs::V7 }
+    }
+}
+
+/// Where a revision comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// Code in the kernel the threads patch (6.12 unless the row says otherwise).
+    Kernel,
+    /// As posted on the list.
+    Posted,
+    /// As applied by the maintainer.
+    Applied,
+    /// Rebuilt from a changelog line (quoted): the one defect that line names, isolated.
+    Reconstruction(&'static str),
+    /// A deliberate single change that is not a posted revision.
+    Mutant,
+    /// A proposal from the threads' review, taken as model input.
+    Review,
+    /// Ours: a fix for a finding of this project.
+    OurFix,
+}
+
+impl Provenance {
+    pub fn name(self) -> &'static str {
+        match self {
+            Provenance::Kernel => "kernel",
+            Provenance::Posted => "posted",
+            Provenance::Applied => "applied",
+            Provenance::Reconstruction(_) => "reconstruction",
+            Provenance::Mutant => "mutant",
+            Provenance::Review => "review",
+            Provenance::OurFix => "our fix",
+        }
+    }
+}
+
+/// What a revision is for: a `Bug` must fail under some checker, a `Fix` or `Control` must pass
+/// under every checker (the broken/fixed pairs of the kernel's litmus tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Bug,
+    Fix,
+    /// Shows a property does not fail for the wrong reason (a variant that must pass).
+    Control,
+}
+
+impl Role {
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Bug => "bug",
+            Role::Fix => "fix",
+            Role::Control => "control",
+        }
+    }
+}
+
+/// The properties each checker is expected to find violated, in the order loom, shuttle-pct,
+/// shuttle-random, oracle (empty: expected to pass).
+pub type Expected = [&'static [&'static str]; 4];
+
+/// One row of a scenario's catalogue.
+#[derive(Debug)]
+pub struct Row<R: 'static, K: 'static> {
+    pub revision: R,
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub provenance: Provenance,
+    pub role: Role,
+    pub knobs: K,
+    pub expected: Expected,
+}
+
+/// A scenario's revision enum, with its catalogue.
+pub trait Revision: Copy + Eq + std::fmt::Debug + Send + Sync + 'static {
+    /// What the revision selects in the core (`()` where the core matches the revision itself).
+    type Knobs: Copy + 'static;
+    /// The scenario the catalogue belongs to.
+    const SCENARIO: &'static str;
+    /// Every revision, in catalogue order.
+    const CATALOGUE: &'static [Row<Self, Self::Knobs>];
+
+    fn row(self) -> &'static Row<Self, Self::Knobs>;
+
+    fn all() -> impl Iterator<Item = Self> {
+        Self::CATALOGUE.iter().map(|r| r.revision)
+    }
+
+    fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    fn summary(self) -> &'static str {
+        self.row().summary
+    }
+
+    fn knobs(self) -> Self::Knobs {
+        self.row().knobs
+    }
+
+    fn from_name(name: &str) -> Option<Self> {
+        Self::CATALOGUE.iter().find(|r| r.name == name).map(|r| r.revision)
+    }
+}
+
+/// A scenario's catalogue: the revision enum and its table, one row per variant.
+///
+/// ```text
+/// catalogue! {
+///     /// doc
+///     pub enum KickRevision for "dontcache-kick", knobs KickProtocol {
+///         /// doc
+///         V7 {
+///             name: "v7", summary: "...", provenance: Provenance::Applied, role: Role::Bug,
+///             knobs: KickProtocol::V7, expected: [LW, LW, LW, PASS],
+///         },
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! catalogue {
+    (
+        $(#[$meta:meta])*
+        pub enum $enum:ident for $scenario:literal, knobs $knobs:ty {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident {
+                    name: $name:literal,
+                    summary: $summary:expr,
+                    provenance: $provenance:expr,
+                    role: $role:expr,
+                    knobs: $k:expr,
+                    expected: $expected:expr $(,)?
+                }
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $enum {
+            $( $(#[$vmeta])* $variant, )*
+        }
+
+        impl $enum {
+            /// Every revision, in catalogue order.
+            pub const ALL: [$enum; [$(stringify!($variant)),*].len()] = [$($enum::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                <Self as $crate::revision::Revision>::name(self)
+            }
+
+            pub fn summary(self) -> &'static str {
+                <Self as $crate::revision::Revision>::summary(self)
+            }
+
+            pub fn knobs(self) -> $knobs {
+                <Self as $crate::revision::Revision>::knobs(self)
+            }
+
+            pub fn from_name(name: &str) -> Option<Self> {
+                <Self as $crate::revision::Revision>::from_name(name)
+            }
+        }
+
+        impl $crate::revision::Revision for $enum {
+            type Knobs = $knobs;
+            const SCENARIO: &'static str = $scenario;
+            const CATALOGUE: &'static [$crate::revision::Row<Self, $knobs>] = &[$(
+                $crate::revision::Row {
+                    revision: $enum::$variant,
+                    name: $name,
+                    summary: $summary,
+                    provenance: $provenance,
+                    role: $role,
+                    knobs: $k,
+                    expected: $expected,
+                },
+            )*];
+
+            fn row(self) -> &'static $crate::revision::Row<Self, $knobs> {
+                &Self::CATALOGUE[self as usize]
+            }
+        }
+    };
+}

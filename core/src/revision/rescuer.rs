@@ -1,0 +1,29 @@
+//! `wb_workfn`'s handling of a pending kick when the flusher runs on the workqueue's rescuer
+//! (scenario `kick-rescuer`).
+
+use super::{KickProtocol, Provenance, RescuerRequeue, Role};
+use crate::property::{LOST_WAKEUP, PASS};
+
+const LW: &[&str] = &[LOST_WAKEUP];
+
+crate::catalogue! {
+    /// The revisions of `wb_workfn`'s end with v7's kick.
+    pub enum RescuerRevision for "kick-rescuer", knobs KickProtocol {
+        V7 {
+            name: "v7",
+            summary: "6.12 wb_workfn with v7's kick: the rescuer path writes back without consuming the kick",
+            provenance: Provenance::Applied,
+            role: Role::Bug,
+            knobs: KickProtocol::V7,
+            expected: [LW, LW, LW, LW],
+        },
+        V7FixRescuerRequeue {
+            name: "v7-fix-rescuer-requeue",
+            summary: "our fix: wb_workfn ends with wb_wakeup while WB_start_dontcache is set",
+            provenance: Provenance::OurFix,
+            role: Role::Fix,
+            knobs: KickProtocol { requeue: RescuerRequeue::WorkListOrKick, ..KickProtocol::V7 },
+            expected: [PASS, PASS, PASS, PASS],
+        },
+    }
+}
