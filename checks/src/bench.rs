@@ -11,16 +11,16 @@ use crate::svg::{Chart, Series};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+use wb_core::dontcache::RunOn;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
-use std::sync::Arc;
-use wb_core::dontcache::RunOn;
 use wb_models::dontcache_kick::{DontcacheKick, KickBounds, KickModel, Role, Setup, Thread};
 use wb_models::harness::run_loom;
 use wb_models::outcome::Checker;
-use wb_models::scenario::Scenario;
 use wb_models::registry::scenarios;
+use wb_models::scenario::Scenario;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -233,7 +233,10 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     }
     let mut size_sweep: Vec<(usize, Vec<SweepPoint>)> = Vec::new();
     for &ops in &plan.ops {
-        progress(&format!("loom sweep: dontcache-kick v7-fix-kick, {ops} op(s) per writer, writers {:?}", plan.writers));
+        progress(&format!(
+            "loom sweep: dontcache-kick v7-fix-kick, {ops} op(s) per writer, writers {:?}",
+            plan.writers
+        ));
         let mut points = Vec::new();
         for &writers in &plan.writers {
             let model = separate_writers(writers, ops);

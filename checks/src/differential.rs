@@ -2,24 +2,24 @@
 //! models, and reports what the core observed in the reference's terms, so the two can be
 //! compared step by step.
 
-use crate::oracle::accounting::{AccOp, RefAccounting, RefPte};
-use crate::oracle::kick::{KickOp, KickResult, KickUniverse, RefKick, FLUSHER_CPU};
-use crate::oracle::percpu::RefPercpu;
-use crate::oracle::pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
-use crate::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
+use crate::oracle::bdev_slots::{ref_slot_revision, RefKey, RefSlots};
+use crate::oracle::dontcache_accounting::{AccOp, RefAccounting, RefPte};
+use crate::oracle::dontcache_kick::{KickOp, KickResult, KickUniverse, RefKick, FLUSHER_CPU};
+use crate::oracle::percpu_counter::RefPercpu;
+use crate::oracle::wb_pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
-use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::folio::{Folio, PAGECACHE_TAG_DIRTY};
+use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC, I_WB_SWITCH};
 use wb_core::memcg::ForeignTable;
-use wb_core::revision::SlotRevision;
-use wb_core::pte::PteState;
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::percpu::PercpuCounter;
+use wb_core::pte::PteState;
+use wb_core::revision::SlotRevision;
 use wb_core::revision::{AccountingRevision, KickProtocol, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
@@ -163,8 +163,7 @@ impl CorePin {
                 }
             }
             PinOp::Run { wb } => {
-                let run =
-                    wb_workfn(&self.kworker, inode.bdi.wb(wb), &[inode], WorkStart::Queued, RunOn::Worker);
+                let run = wb_workfn(&self.kworker, inode.bdi.wb(wb), &[inode], WorkStart::Queued, RunOn::Worker);
                 if let Some(nr) = run.and_then(|r| r.consumed) {
                     self.last_consumed[wb] = nr;
                 }
@@ -315,11 +314,7 @@ impl SlotsPair {
     pub fn new(rev: SlotRevision, table: &'static str, capacity: usize) -> Self {
         let ctx = Ctx::new(Arc::new(Trace::disabled()), "step", CpuPlan::Fixed(0));
         SlotsPair {
-            reference: RefSlots::new(
-                ref_slot_revision(rev.name()).expect("every revision has a reference"),
-                capacity,
-                0,
-            ),
+            reference: RefSlots::new(ref_slot_revision(rev), capacity, 0),
             table: ForeignTable::new(capacity, rev, table),
             ctx,
             now: 1,

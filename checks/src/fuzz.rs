@@ -15,8 +15,8 @@
 //!   only under weak memory (loom) are out of this campaign's reach.
 
 use crate::differential::{CoreAccounting, CoreKick, CounterOp, CounterPair, SlotOp, SlotsPair};
-use crate::oracle::accounting::{ref_revision, AccOp, RefAccounting};
-use crate::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
+use crate::oracle::dontcache_accounting::{ref_revision, AccOp, RefAccounting};
+use crate::oracle::dontcache_kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
 use crate::render;
 use arbitrary::{Arbitrary, Unstructured};
 use wb_core::revision::SlotRevision;
@@ -24,8 +24,8 @@ use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision, RescuerR
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::{Replayed, ShuttleSchedule};
 use wb_models::outcome::Checker;
-use wb_models::scenario::unknown;
 use wb_models::registry::{find, scenarios};
+use wb_models::scenario::unknown;
 
 /// The environment variable that picks a `sched_` campaign's revision.
 pub const REVISION_VAR: &str = "WBCHECK_FUZZ_REVISION";
@@ -53,12 +53,9 @@ enum KickCall {
 /// The revisions `oracle_dontcache` compares: every dontcache-kick and kick-rescuer revision, with
 /// the reference's knobs and the core's protocol.
 fn kick_revisions() -> Vec<(String, RefKnobs, KickProtocol)> {
-    let kick = KickRevision::ALL.iter().map(|r| {
-        (format!("dontcache-kick {}", r.name()), kick_knobs(r.name()).expect("every kick revision has knobs"), r.knobs())
-    });
-    let rescuer = RescuerRevision::ALL.iter().map(|r| {
-        (format!("kick-rescuer {}", r.name()), rescuer_knobs(r.name()).expect("every rescuer revision has knobs"), r.knobs())
-    });
+    let kick = KickRevision::ALL.iter().map(|r| (format!("dontcache-kick {}", r.name()), kick_knobs(*r), r.knobs()));
+    let rescuer =
+        RescuerRevision::ALL.iter().map(|r| (format!("kick-rescuer {}", r.name()), rescuer_knobs(*r), r.knobs()));
     kick.chain(rescuer).collect()
 }
 
@@ -82,7 +79,11 @@ pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
         let op = match call {
             KickCall::Dirty { inode: i, folio, cpu } => {
                 let i = inode(i);
-                KickOp::Dirty { inode: i, folio: usize::from(folio) % universe.inodes[i].len(), cpu: usize::from(cpu) % CPUS }
+                KickOp::Dirty {
+                    inode: i,
+                    folio: usize::from(folio) % universe.inodes[i].len(),
+                    cpu: usize::from(cpu) % CPUS,
+                }
             }
             KickCall::MarkSync { inode: i } => KickOp::MarkSync { inode: inode(i) },
             KickCall::Kick { inode: i } => KickOp::Kick { inode: inode(i) },
@@ -126,8 +127,7 @@ pub fn oracle_accounting(data: &[u8]) -> Result<(), String> {
     const BATCH: i32 = 16;
     let mut u = Unstructured::new(data);
     let revision = pick(&AccountingRevision::ALL, &mut u);
-    let mut reference =
-        RefAccounting::new(ref_revision(revision.name()).expect("every accounting revision has a reference"));
+    let mut reference = RefAccounting::new(ref_revision(revision));
     let mut core = CoreAccounting::new(revision);
     let mut counter = CounterPair::new(CPUS, BATCH);
     let folios = reference.folios.len();

@@ -7,7 +7,6 @@ pub mod folio_dirty_sim;
 pub mod fuzz;
 pub mod matrix;
 pub mod oracle;
-pub mod oracle_check;
 pub mod picture;
 pub mod render;
 pub mod report;

@@ -15,8 +15,8 @@ use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
 use wb_models::panic::own_panic_hook;
-use wb_models::scenario::unknown;
 use wb_models::registry::scenarios;
+use wb_models::scenario::unknown;
 
 #[derive(Parser)]
 #[command(
@@ -516,12 +516,7 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { quick, out, seeds, criterion } => {
-            let opts = wb_checks::bench::BenchOptions {
-                quick,
-                out,
-                seeds: positive("seeds", &seeds)?,
-                criterion,
-            };
+            let opts = wb_checks::bench::BenchOptions { quick, out, seeds: positive("seeds", &seeds)?, criterion };
             wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
             Ok(ExitCode::SUCCESS)
         }

@@ -1,7 +1,7 @@
 //! The verdict matrix: every (scenario, revision, checker) row, its expected and observed
 //! verdicts, in the JSON contract of DESIGN.md §5.
 
-use crate::oracle_check;
+use crate::oracle;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wb_models::bounds::Bounds;
@@ -247,7 +247,7 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
         .revision(revision)
         .ok_or_else(|| unknown("revision", revision, &info.revision_names()) + " for scenario " + info.name)?;
     let outcome = match checker {
-        Checker::Oracle => oracle_check::run(info.name, revision, bounds.tier)?,
+        Checker::Oracle => oracle::run(info.name, revision, bounds.tier)?,
         _ => scenario.run(revision, checker, bounds)?,
     };
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))

@@ -255,7 +255,8 @@ fn loom_counterexamples_replay_from_their_handle() {
     let text = String::from_utf8_lossy(&out.stdout);
     let steps = row["counterexample"]["steps"].as_array().unwrap();
     assert!(text.starts_with("configuration: dontcache-writer"), "{text}");
-    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("placement:")).skip(1).take(steps.len()).collect();
+    let lines: Vec<&str> =
+        text.lines().skip_while(|l| !l.starts_with("placement:")).skip(1).take(steps.len()).collect();
     for (line, s) in lines.iter().zip(steps) {
         let want = format!(
             "{}  {}: {}",

@@ -6,10 +6,10 @@
 use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use wb_checks::differential::{CoreAccounting, CoreKick, CorePin, CounterOp, CounterPair};
-use wb_checks::oracle::accounting::{ref_revision, AccOp, RefAccounting};
-use wb_checks::oracle::kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick};
-use wb_checks::oracle::percpu::RefPercpu;
-use wb_checks::oracle::pin::{pin_revision, PinOp, RefPin};
+use wb_checks::oracle::dontcache_accounting::{ref_revision, AccOp, RefAccounting};
+use wb_checks::oracle::dontcache_kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick};
+use wb_checks::oracle::percpu_counter::RefPercpu;
+use wb_checks::oracle::wb_pin::{pin_revision, PinOp, RefPin};
 use wb_core::revision::{AccountingRevision, KickRevision, PinRevision, RescuerRevision};
 
 const CPUS: usize = 3;
@@ -69,14 +69,29 @@ macro_rules! kick_machine {
     };
 }
 
-kick_machine!(RefV7, CoreV7, kick_knobs("v7").unwrap(), KickRevision::V7.knobs());
-kick_machine!(RefFixKick, CoreFixKick, kick_knobs("v7-fix-kick").unwrap(), KickRevision::V7FixKick.knobs());
-kick_machine!(RefLateClear, CoreLateClear, kick_knobs("v5-late-clear").unwrap(), KickRevision::V5LateClear.knobs());
-kick_machine!(RefApprox, CoreApprox, kick_knobs("v5-approx-read").unwrap(), KickRevision::V5ApproxRead.knobs());
+kick_machine!(RefV7, CoreV7, kick_knobs(KickRevision::from_name("v7").unwrap()), KickRevision::V7.knobs());
+kick_machine!(
+    RefFixKick,
+    CoreFixKick,
+    kick_knobs(KickRevision::from_name("v7-fix-kick").unwrap()),
+    KickRevision::V7FixKick.knobs()
+);
+kick_machine!(
+    RefLateClear,
+    CoreLateClear,
+    kick_knobs(KickRevision::from_name("v5-late-clear").unwrap()),
+    KickRevision::V5LateClear.knobs()
+);
+kick_machine!(
+    RefApprox,
+    CoreApprox,
+    kick_knobs(KickRevision::from_name("v5-approx-read").unwrap()),
+    KickRevision::V5ApproxRead.knobs()
+);
 kick_machine!(
     RefRequeue,
     CoreRequeue,
-    rescuer_knobs("v7-fix-rescuer-requeue").unwrap(),
+    rescuer_knobs(RescuerRevision::from_name("v7-fix-rescuer-requeue").unwrap()),
     RescuerRevision::V7FixRescuerRequeue.knobs()
 );
 
@@ -147,7 +162,7 @@ macro_rules! pin_machine {
             type State = RefPin;
             type Transition = PinOp;
             fn init_state() -> BoxedStrategy<RefPin> {
-                let (pin, fix) = pin_revision($revision).unwrap();
+                let (pin, fix) = pin_revision(PinRevision::from_name($revision).unwrap());
                 Just(RefPin::new(pin, fix, PIN_FOLIOS)).boxed()
             }
             fn transitions(_: &RefPin) -> BoxedStrategy<PinOp> {
@@ -205,7 +220,7 @@ macro_rules! accounting_machine {
             type State = RefAccounting;
             type Transition = AccOp;
             fn init_state() -> BoxedStrategy<RefAccounting> {
-                Just(RefAccounting::new(ref_revision($revision).unwrap())).boxed()
+                Just(RefAccounting::new(ref_revision(AccountingRevision::from_name($revision).unwrap()))).boxed()
             }
             fn transitions(_: &RefAccounting) -> BoxedStrategy<AccOp> {
                 let folio = 0..6usize;

@@ -8,7 +8,7 @@
 //! A cell is `pass` or the violated properties, comma-separated.
 
 use std::collections::BTreeSet;
-use wb_checks::oracle_check;
+use wb_checks::oracle;
 use wb_core::revision::Role;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::{LoomHandle, ShuttleSchedule};
@@ -31,39 +31,123 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
     ("kick-rescuer", "v7-fix-rescuer-requeue", ["pass", "pass", "pass", "pass"]),
     ("wb-pin", "v7", ["lost-wakeup", "lost-wakeup", "lost-wakeup", "lost-wakeup"]),
     ("wb-pin", "v7-fix-switch-kick", ["pass", "pass", "pass", "pass"]),
-    ("wb-pin", "v6-unpinned", ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"]),
-    ("wb-pin", "v5-wakeup-in-section", ["irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup", "irq-enabled-under-lock, lost-wakeup"]),
-    ("wb-pin", "put-before-wakeup", ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"]),
+    (
+        "wb-pin",
+        "v6-unpinned",
+        ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"],
+    ),
+    (
+        "wb-pin",
+        "v5-wakeup-in-section",
+        [
+            "irq-enabled-under-lock, lost-wakeup",
+            "irq-enabled-under-lock, lost-wakeup",
+            "irq-enabled-under-lock, lost-wakeup",
+            "irq-enabled-under-lock, lost-wakeup",
+        ],
+    ),
+    (
+        "wb-pin",
+        "put-before-wakeup",
+        ["lost-wakeup, use-after-free", "lost-wakeup, use-after-free", "lost-wakeup", "lost-wakeup"],
+    ),
     ("dontcache-accounting", "v7", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
     ("dontcache-accounting", "v5-double-dec", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
     ("dontcache-accounting", "v5-no-guard", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
-    ("dontcache-accounting", "v6-no-switch-transfer", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
-    ("dontcache-accounting", "v6-split-drops-flag", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
-    ("dontcache-accounting", "v6-u32-negate-32bit", ["counter-exact", "counter-exact", "counter-exact", "counter-exact"]),
+    (
+        "dontcache-accounting",
+        "v6-no-switch-transfer",
+        ["counter-exact", "counter-exact", "counter-exact", "counter-exact"],
+    ),
+    (
+        "dontcache-accounting",
+        "v6-split-drops-flag",
+        ["counter-exact", "counter-exact", "counter-exact", "counter-exact"],
+    ),
+    (
+        "dontcache-accounting",
+        "v6-u32-negate-32bit",
+        ["counter-exact", "counter-exact", "counter-exact", "counter-exact"],
+    ),
     ("dontcache-accounting", "v6-u32-negate-64bit", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
     ("dontcache-accounting", "v7-partial-flag-snapshot", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
-    ("dontcache-accounting", "v7-partial-snapshot-in-section", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    (
+        "dontcache-accounting",
+        "v7-partial-snapshot-in-section",
+        ["counter-exact", "counter-exact", "counter-exact", "pass"],
+    ),
     ("dontcache-accounting", "v7-fix-counted-bit", ["pass", "pass", "pass", "pass"]),
     ("percpu-counter", "kernel", ["pass", "pass", "pass", "pass"]),
-    ("percpu-counter", "unlocked-fold", ["no-lost-update, quiescent-exact", "no-lost-update, quiescent-exact", "no-lost-update, quiescent-exact", "pass"]),
+    (
+        "percpu-counter",
+        "unlocked-fold",
+        [
+            "no-lost-update, quiescent-exact",
+            "no-lost-update, quiescent-exact",
+            "no-lost-update, quiescent-exact",
+            "pass",
+        ],
+    ),
     ("percpu-counter", "sum-as-read", ["quiescent-exact", "quiescent-exact", "quiescent-exact", "quiescent-exact"]),
-    ("bdev-slots", "v6", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "pass"]),
-    ("bdev-slots", "v5-slot0", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite"]),
-    ("bdev-slots", "no-inflight-guard", ["all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity", "no-inflight-overwrite"]),
+    (
+        "bdev-slots",
+        "v6",
+        [
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "pass",
+        ],
+    ),
+    (
+        "bdev-slots",
+        "v5-slot0",
+        [
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite",
+        ],
+    ),
+    (
+        "bdev-slots",
+        "no-inflight-guard",
+        [
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "all-tracked-within-capacity, no-inflight-overwrite, oldest-replaced, record-integrity",
+            "no-inflight-overwrite",
+        ],
+    ),
     ("bdev-slots", "packed", ["pass", "pass", "pass", "pass"]),
     ("foreign-policy", "baseline", ["flush-scope", "flush-scope", "flush-scope", "flush-scope"]),
     ("foreign-policy", "skip-bdev", ["pressure-relief", "pressure-relief", "pressure-relief", "pressure-relief"]),
     ("foreign-policy", "separate-bdev", ["pass", "pass", "pass", "pass"]),
-    ("folio-dirty-accounting", "per-folio", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
+    (
+        "folio-dirty-accounting",
+        "per-folio",
+        ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"],
+    ),
     ("folio-dirty-accounting", "per-page", ["pass", "pass", "pass", "pass"]),
     ("folio-dirty-accounting", "fadv-random", ["pass", "pass", "pass", "pass"]),
-    ("folio-dirty-accounting", "fadv-random-write-64k", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
-    ("folio-dirty-accounting", "fadv-dontneed", ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"]),
+    (
+        "folio-dirty-accounting",
+        "fadv-random-write-64k",
+        ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"],
+    ),
+    (
+        "folio-dirty-accounting",
+        "fadv-dontneed",
+        ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"],
+    ),
     ("per-block-charge", "baseline", ["pass", "pass", "pass", "pass"]),
     ("per-block-charge", "series", ["pass", "pass", "pass", "pass"]),
     ("per-block-charge", "series-mkclean-nosync", ["pass", "pass", "pass", "pass"]),
-    ("per-block-charge", "series-discharge-nr-pages", ["charge-discharge-match", "charge-discharge-match", "charge-discharge-match", "charge-discharge-match"]),
-
+    (
+        "per-block-charge",
+        "series-discharge-nr-pages",
+        ["charge-discharge-match", "charge-discharge-match", "charge-discharge-match", "charge-discharge-match"],
+    ),
 ];
 
 fn cell(text: &str) -> BTreeSet<&str> {
@@ -114,7 +198,7 @@ fn check_scenario(scenario: &str) {
         for (checker, want) in Checker::ALL.into_iter().zip(cells) {
             let row = format!("{scenario} {revision} {}", checker.name());
             let outcome = match checker {
-                Checker::Oracle => oracle_check::run(scenario, revision, Tier::Quick),
+                Checker::Oracle => oracle::run(scenario, revision, Tier::Quick),
                 _ => s.run(revision, checker, &bounds),
             }
             .unwrap_or_else(|e| panic!("{row}: {e}"));

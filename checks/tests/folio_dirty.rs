@@ -3,32 +3,12 @@
 
 use proptest::prelude::*;
 use std::sync::Arc;
-use wb_checks::oracle::folio_dirty::{RefFile, RefPolicy};
-use wb_checks::oracle_check::{check_block, check_folio_dirty};
+use wb_checks::oracle::folio_dirty_accounting::{RefFile, RefPolicy};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::revision::FolioPolicy;
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
 use wb_models::folio_dirty_accounting::{check, run_workload, GEOMETRY, OVER_ACCOUNTING_BOUND};
-
-#[test]
-fn oracle_verdicts() {
-    for (rev, fails) in [
-        ("per-folio", true),
-        ("per-page", false),
-        ("fadv-random", false),
-        ("fadv-random-write-64k", true),
-        ("fadv-dontneed", true),
-    ] {
-        assert_eq!(!check_folio_dirty(rev).unwrap().violated().is_empty(), fails, "{rev}");
-    }
-    for (rev, fails) in
-        [("baseline", false), ("series", false), ("series-mkclean-nosync", false), ("series-discharge-nr-pages", true)]
-    {
-        assert_eq!(!check_block(rev).unwrap().violated().is_empty(), fails, "{rev}");
-    }
-    assert!(check_block("v9").unwrap_err().contains("series"));
-}
 
 #[test]
 fn the_bound_is_reached_by_one_block_per_largest_folio() {
@@ -49,7 +29,7 @@ proptest! {
         let p = FolioPolicy::ALL[policy];
         let ctx = Ctx::<Std>::new(Arc::new(Trace::disabled()), "t", CpuPlan::Fixed(0));
         let mut core = wb_core::address_space::AddressSpace::<Std>::after_read(p, &GEOMETRY, wb_models::folio_dirty_accounting::LIMITS);
-        let mut r = RefFile::new(RefPolicy::from_name(p.name()).unwrap(), GEOMETRY.file_pages as usize);
+        let mut r = RefFile::new(RefPolicy::of(p), GEOMETRY.file_pages as usize);
         for &(page, pages) in &writes {
             core.buffered_write(&ctx, page, pages);
             r.write(page as usize, pages as usize);

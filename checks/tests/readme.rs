@@ -1,103 +1,41 @@
-//! The README catalogue and each scenario header's verdict table are checked mechanically against
-//! the scenario registry: every revision has a row, and each row's expected verdicts equal the
-//! registry's (which CI's matrix run checks against the checkers, and fails on any difference).
+//! The generated tables are the catalogue's: the README catalogue, each scenario header's verdict
+//! table and the litmus exports' table. `WBCHECK_BLESS=1 cargo test -p wb-checks --test readme`
+//! writes them; without it a committed table that differs fails here.
 
-use std::collections::BTreeSet;
-use wb_models::outcome::Checker;
+use std::path::{Path, PathBuf};
+use wb_models::catalogue::{header_table, readme_table, splice};
 use wb_models::registry::scenarios;
 
-fn catalogue() -> Vec<Vec<String>> {
-    let readme = include_str!("../../README.md");
-    let start = readme.find("<!-- catalogue:begin -->").expect("catalogue start marker");
-    let end = readme.find("<!-- catalogue:end -->").expect("catalogue end marker");
-    readme[start..end]
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .skip(2) // header and separator
-        .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
-        .collect()
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-fn parse_cell(cell: &str) -> BTreeSet<String> {
-    match cell.strip_prefix("fail:") {
-        Some(props) => props.split(',').map(|p| p.trim().to_string()).collect(),
-        None => {
-            assert_eq!(cell, "pass", "a verdict cell is `pass` or `fail: property, ...`");
-            BTreeSet::new()
-        }
+/// Splice `block` between the `name` markers of `path`: write it when blessing, else compare.
+fn holds(path: &Path, name: &str, block: &str) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let want = splice(&text, name, block).unwrap_or_else(|| panic!("{}: no {name} markers", path.display()));
+    if std::env::var_os("WBCHECK_BLESS").is_some() {
+        std::fs::write(path, &want).unwrap();
+    } else {
+        assert!(text == want, "{}'s {name} table is stale: regenerate with WBCHECK_BLESS=1", path.display());
     }
 }
 
 #[test]
-fn readme_catalogue_matches_the_registry() {
-    let rows = catalogue();
-    let mut seen = BTreeSet::new();
-    for row in &rows {
-        assert_eq!(row.len(), 7, "catalogue row {row:?}");
-        let scenario = scenarios()
-            .into_iter()
-            .find(|s| s.info().name == row[0])
-            .unwrap_or_else(|| panic!("unknown scenario {}", row[0]));
-        let info = scenario.info();
-        let rev = info.revision(&row[1]).unwrap_or_else(|| panic!("unknown revision {} of {}", row[1], row[0]));
-        for (i, checker) in Checker::ALL.iter().enumerate() {
-            let want: BTreeSet<String> = rev.expected_violated(*checker).into_iter().map(String::from).collect();
-            assert_eq!(parse_cell(&row[3 + i]), want, "README row {} {} column {}", row[0], row[1], checker.name());
-        }
-        seen.insert((row[0].clone(), row[1].clone()));
-    }
+fn readme_catalogue_is_the_catalogue() {
+    holds(&root().join("README.md"), "catalogue", &readme_table());
+}
+
+#[test]
+fn scenario_headers_hold_their_verdict_tables() {
     for s in scenarios() {
         let info = s.info();
-        for r in &info.revisions {
-            assert!(
-                seen.contains(&(info.name.to_string(), r.name.to_string())),
-                "README has no row for {} {}",
-                info.name,
-                r.name
-            );
-        }
+        let path = root().join("models/src").join(format!("{}.md", info.name.replace('-', "_")));
+        holds(&path, "verdicts", &header_table(&info));
     }
 }
 
-/// The expected-verdict table of a scenario header (`wbcheck explain`): its last four columns are
-/// loom, shuttle-pct, shuttle-random and oracle. A cell is `pass`, `same` (as the cell to its
-/// left), a list of the scenario's properties, or prose starting with `fail` or naming the
-/// failing properties in other words; a cell must say `pass` exactly when the registry expects
-/// a pass, and a list of property names must equal the registry's.
 #[test]
-fn scenario_headers_match_the_registry() {
-    for s in scenarios() {
-        let info = s.info();
-        let properties: BTreeSet<&str> = info.properties.iter().map(|(p, _)| *p).collect();
-        let table: Vec<Vec<String>> = info
-            .header
-            .lines()
-            .skip_while(|l| !(l.starts_with("## ") && l.contains("xpected verdicts")))
-            .skip(1)
-            .skip_while(|l| !l.starts_with('|'))
-            .take_while(|l| l.starts_with('|'))
-            .skip(2)
-            .map(|l| l.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect())
-            .collect();
-        assert_eq!(table.len(), info.revisions.len(), "{}: header verdict table rows", info.name);
-        for rev in &info.revisions {
-            let row = table
-                .iter()
-                .find(|r| r[0] == rev.name)
-                .unwrap_or_else(|| panic!("{}: header has no verdict row for {}", info.name, rev.name));
-            let cells = &row[row.len() - 4..];
-            let mut previous = String::new();
-            for (cell, checker) in cells.iter().zip(Checker::ALL) {
-                let cell = if cell == "same" { previous.clone() } else { cell.clone() };
-                let want = rev.expected_violated(checker);
-                let at = format!("{} {} header column {}: {cell:?}", info.name, rev.name, checker.name());
-                assert_eq!(cell == "pass", want.is_empty(), "{at}");
-                let names: BTreeSet<&str> = cell.split(", ").collect();
-                if names.iter().all(|n| properties.contains(n)) {
-                    assert_eq!(names, want, "{at}");
-                }
-                previous = cell;
-            }
-        }
-    }
+fn litmus_readme_holds_the_exports_table() {
+    holds(&root().join("models/litmus/README.md"), "exports", &wb_models::litmus::readme_table());
 }

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use wb_checks::differential::{SlotOp, SlotsPair};
-use wb_checks::oracle::slots::{ref_slot_revision, RefKey, RefSlots};
+use wb_checks::oracle::bdev_slots::{ref_slot_revision, RefKey, RefSlots};
 use wb_core::revision::SlotRevision;
 
 const CAPACITY: usize = 3;
@@ -57,7 +57,7 @@ proptest! {
 #[test]
 fn the_reference_flags_an_overwrite_in_flight() {
     for rev in SlotRevision::ALL {
-        let mut m = RefSlots::new(ref_slot_revision(rev.name()).unwrap(), 1, 0);
+        let mut m = RefSlots::new(ref_slot_revision(rev), 1, 0);
         m.track((1, 1), 3, UPDATE_INTV);
         m.flush(4, EXPIRE_INTV);
         m.track((2, 1), 5, UPDATE_INTV);

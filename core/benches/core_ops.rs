@@ -17,8 +17,8 @@ use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::filemap_dontcache_kick_writeback;
 use wb_core::inode::Inode;
 use wb_core::memcg::ForeignTable;
-use wb_core::revision::SlotRevision;
 use wb_core::percpu::PercpuCounter;
+use wb_core::revision::SlotRevision;
 use wb_core::revision::{Kick, KickProtocol};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
@@ -88,9 +88,7 @@ fn kick_on_set_bit(c: &mut Criterion) {
         let cpu0 = ctx(0);
         // The first kick sets WB_start_dontcache (and queues a run nobody takes); later ones see it set.
         filemap_dontcache_kick_writeback(&cpu0, &inode);
-        g.bench_function(name, |b| {
-            b.iter(|| black_box(filemap_dontcache_kick_writeback(&cpu0, &inode)))
-        });
+        g.bench_function(name, |b| b.iter(|| black_box(filemap_dontcache_kick_writeback(&cpu0, &inode))));
     }
     g.finish();
 }

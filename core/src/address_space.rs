@@ -6,8 +6,8 @@
 
 use crate::ctx::Ctx;
 use crate::fadvise::Geometry;
-use crate::revision::FolioPolicy;
 use crate::iomap::{iomap_write_end, write_folio, DirtyCharge, DirtyStats, IomapFolio};
+use crate::revision::FolioPolicy;
 use crate::sync::{Atomic, Ordering, Platform};
 use std::collections::BTreeMap;
 

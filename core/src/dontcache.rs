@@ -162,7 +162,11 @@ pub fn wb_workfn<P: Platform>(
     let queued = process_one_work(ctx, wb, start)?;
     let consumed = if on == RunOn::Rescuer && wb.state.test_bit(WB_REGISTERED) {
         let written = wb_writeback(ctx, wb, 1024, WbReason::ForkerThread, inodes);
-        ctx.event("wb_workfn", "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched", &[written.pages]);
+        ctx.event(
+            "wb_workfn",
+            "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched",
+            &[written.pages],
+        );
         None
     } else {
         wb_do_writeback(ctx, wb, wb.kick.consume, inodes)

@@ -10,8 +10,8 @@
 //! left, so the writes create their own (iomap sizes a new folio to the write length).
 
 use crate::iomap::DirtyCharge;
-use crate::revision::FolioPolicy;
 use crate::readahead::sequential_readahead;
+use crate::revision::FolioPolicy;
 
 /// The file and readahead geometry (pages of 4 KiB = blocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,9 +3,7 @@
 //! dropbehind folio.
 
 use crate::ctx::Ctx;
-use crate::folio::{
-    Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND,
-};
+use crate::folio::{Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::page_writeback::{filemap_dirty_folio, folio_account_cleaned};
 use crate::pte::zap_pte_range;

@@ -390,10 +390,6 @@ fn requeue_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) -> boo
     } else {
         redirty_tail_locked(ctx, inode, wb);
     }
-    ctx.event(
-        "requeue_inode",
-        "inode {}: {requeue} (wb{})",
-        &[inode.ino as i64, i64::from(!clean), wb.id as i64],
-    );
+    ctx.event("requeue_inode", "inode {}: {requeue} (wb{})", &[inode.ino as i64, i64::from(!clean), wb.id as i64]);
     clean
 }

@@ -11,12 +11,7 @@ use crate::sync::Platform;
 /// ([`crate::revision::Accounting::split_copies_dropbehind`], v7 patch 1) or if it is the head (before the patch only the head kept it); the DIRTY mark follows the
 /// entries; the new folios replace the old one in the page cache. Counters do not change: the
 /// pages are the same.
-pub fn __split_folio_to_order<P: Platform>(
-    ctx: &Ctx<P>,
-    inode: &Inode<P>,
-    folio: &Folio<P>,
-    new_folios: &[&Folio<P>],
-) {
+pub fn __split_folio_to_order<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: &Folio<P>, new_folios: &[&Folio<P>]) {
     let copy_dropbehind = inode.bdi.knobs.accounting.split_copies_dropbehind;
     let _xa = inode.i_pages.lock_irq(ctx, "__split_folio_to_order: xa_unlock_irq");
     let dirty = folio.test_dirty();

@@ -8,8 +8,8 @@
 //! (Relaxed) loads and stores, as `READ_ONCE`-free C fields would be: a record is several stores,
 //! so concurrent trackers and flushers can interleave inside one.
 
-use crate::revision::{ForeignPolicy, SlotRevision};
 use crate::ctx::Ctx;
+use crate::revision::{ForeignPolicy, SlotRevision};
 use crate::sync::{Atomic, Ordering, Ordering::Relaxed, Platform, SpinLock};
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 

@@ -3,9 +3,7 @@
 //! `__folio_start_writeback`), with v7 of seed 002 patch 2's WB_DONTCACHE_DIRTY updates.
 
 use crate::ctx::Ctx;
-use crate::folio::{
-    Folio, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND,
-};
+use crate::folio::{Folio, PAGECACHE_TAG_DIRTY, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND};
 use crate::fs_writeback::__mark_inode_dirty;
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode, I_DIRTY_PAGES};
 use crate::pte::folio_mkclean;

@@ -91,7 +91,11 @@ pub fn pte_mkwrite_dirty<P: Platform>(ctx: &Ctx<P>, pte: &Pte<P>) {
     if old & PRESENT == 0 {
         pte.mapcount.fetch_add(1, Ordering::Relaxed);
     }
-    ctx.event("finish_mkwrite_fault", "under the PTL: PTE present {} -> 1, writable and dirty", &[(old & PRESENT) as i64]);
+    ctx.event(
+        "finish_mkwrite_fault",
+        "under the PTL: PTE present {} -> 1, writable and dirty",
+        &[(old & PRESENT) as i64],
+    );
 }
 
 /// `remove_migration_ptes()`: the PTE a migration took down (`try_to_migrate`, whose dirty bit

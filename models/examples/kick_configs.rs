@@ -1,11 +1,11 @@
 //! Per-configuration loom cost of dontcache-kick: `cargo run --release -p wb-models --example
 //! kick_configs -- REVISION [PREEMPTIONS]`.
 use std::sync::Arc;
+use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_kick::{kick_model, KickModel};
 use wb_models::harness::run_loom;
 use wb_models::outcome::Checker;
-use wb_core::revision::KickRevision;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -34,7 +34,10 @@ fn main() {
             );
             if std::env::var("SHOW").is_ok() {
                 for cx in &o.counterexamples {
-                    println!("  {}: {}\n  configuration: {}\n  placement: {}", cx.property, cx.message, cx.configuration, cx.placement);
+                    println!(
+                        "  {}: {}\n  configuration: {}\n  placement: {}",
+                        cx.property, cx.message, cx.configuration, cx.placement
+                    );
                     print!("{}", wb_core::trace::format_steps(&cx.steps));
                 }
             }

@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeSet;
@@ -11,6 +10,7 @@ use std::sync::Arc;
 use wb_core::bdev::{BdevFlush, DeviceRegistry, NO_CLOSED_DEVICE_FLUSH};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::memcg::{ForeignTable, INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
+use wb_core::revision::Revision;
 use wb_core::revision::SlotRevision;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
@@ -290,7 +290,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct BdevSlots;
-
 
 impl BdevSlots {
     pub fn model_for(revision: SlotRevision, checker: Checker) -> SlotsModel {

@@ -3,22 +3,22 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::filemap::{__filemap_get_folio_mpol, filemap_folio_at, folio_end_dropbehind, truncate_inode_folio};
-use wb_core::folio::PAGECACHE_TAG_DIRTY;
-use wb_core::migrate::migrate_folio;
-use wb_core::pte::{pte_mkwrite_dirty, zap_pte_range, PteState};
 use wb_core::folio::Folio;
+use wb_core::folio::PAGECACHE_TAG_DIRTY;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::huge_memory::__split_folio_to_order;
 use wb_core::inode::Inode;
+use wb_core::migrate::migrate_folio;
 use wb_core::page_writeback::{
     filemap_dirty_folio, folio_clear_dirty_for_io, folio_redirty_for_writepage, write_locked_folio,
 };
+use wb_core::pte::{pte_mkwrite_dirty, zap_pte_range, PteState};
+use wb_core::revision::Revision;
 use wb_core::revision::{Accounting, AccountingRevision};
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
@@ -358,7 +358,8 @@ pub fn build<P: Platform>(
 ) -> (Arc<Bdi<P>>, Vec<Arc<Inode<P>>>) {
     let bdi = Arc::new(Bdi::<P>::new(2, nr_cpus, batch, max_tasks).with_knobs(rev));
     let folio = |f: usize, cached: bool| {
-        let folio = if cached { Folio::new(INDEX[f], FOLIOS[f].2, true) } else { Folio::detached(INDEX[f], FOLIOS[f].2) };
+        let folio =
+            if cached { Folio::new(INDEX[f], FOLIOS[f].2, true) } else { Folio::detached(INDEX[f], FOLIOS[f].2) };
         Arc::new(folio.mapped(PteState::None))
     };
     let folios0 = vec![folio(0, true), folio(1, true), folio(3, false), folio(4, false), folio(5, false)];
@@ -487,7 +488,6 @@ impl DontcacheAccounting {
         AccountingModel { revision, mixes: Arc::new(loom_mixes()), nr_cpus: 2, batch: 4 }
     }
 }
-
 
 impl ModelScenario for DontcacheAccounting {
     type Model = AccountingModel;

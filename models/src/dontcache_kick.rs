@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{canonical, permutations, renumber, set_partitions, RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -14,14 +13,15 @@ use wb_core::folio::Folio;
 use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
+use wb_core::revision::Revision;
 use wb_core::revision::{KickProtocol, KickRevision, RescuerRevision};
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{Bdi, Wb, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 
 pub const NAME: &str = <KickRevision as Revision>::SCENARIO;
-pub use wb_core::property::LOST_WAKEUP;
 pub use wb_core::property::DIRTY_TRACKING;
+pub use wb_core::property::LOST_WAKEUP;
 const PROPERTIES: &[&str] = &[LOST_WAKEUP, DIRTY_TRACKING];
 
 /// A role: one thread's kernel call sequence (each op once per operation of the thread).
@@ -155,9 +155,8 @@ pub fn enumerate(max_threads: usize, flusher: &[Vec<RunOn>]) -> Vec<Setup> {
                 for folios in folio_choices(&roles, &inodes) {
                     for dirty in 0..(1usize << nr_inodes) {
                         for runs in flusher {
-                            let threads = (0..n)
-                                .map(|k| Thread { role: roles[k], inode: inodes[k], folio: folios[k] })
-                                .collect();
+                            let threads =
+                                (0..n).map(|k| Thread { role: roles[k], inode: inodes[k], folio: folios[k] }).collect();
                             let dirty_at_start = (0..nr_inodes).map(|i| dirty & (1 << i) != 0).collect();
                             all.push(Setup { threads, dirty_at_start, runs: runs.clone() });
                         }
@@ -197,9 +196,11 @@ fn folio_choices(roles: &[Role], inodes: &[usize]) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     for groups in set_partitions(dc.len()) {
         // Writers in one group share a folio only if they are on one inode.
-        if dc.iter().enumerate().any(|(a, &ka)| {
-            dc.iter().enumerate().any(|(b, &kb)| groups[a] == groups[b] && inodes[ka] != inodes[kb])
-        }) {
+        if dc
+            .iter()
+            .enumerate()
+            .any(|(a, &ka)| dc.iter().enumerate().any(|(b, &kb)| groups[a] == groups[b] && inodes[ka] != inodes[kb]))
+        {
             continue;
         }
         let mut folio = vec![0; roles.len()];
@@ -323,7 +324,8 @@ impl Model for KickModel {
 
         let mut handles = Vec::with_capacity(setup.threads.len() + 1);
         for (k, (&thread, &plan)) in setup.threads.iter().zip(plans).enumerate() {
-            let (inode, trace, added, busy) = (inodes[thread.inode].clone(), trace.clone(), added.clone(), busy.clone());
+            let (inode, trace, added, busy) =
+                (inodes[thread.inode].clone(), trace.clone(), added.clone(), busy.clone());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, &format!("{}{k}", thread.role.name()), plan);
                 for _ in 0..b.ops {
@@ -603,7 +605,6 @@ pub fn kick_scope_decl() -> ScopeDecl {
 
 /// The registry entry.
 pub struct DontcacheKick;
-
 
 impl DontcacheKick {
     pub fn model_for(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {

@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
@@ -11,6 +10,7 @@ use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fadvise::Geometry;
 use wb_core::revision::FolioPolicy;
+use wb_core::revision::Revision;
 use wb_core::sync::{Atomic, Ordering, Platform, SpinLock};
 use wb_core::trace::Trace;
 
@@ -215,7 +215,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct FolioDirtyAccounting;
-
 
 impl ModelScenario for FolioDirtyAccounting {
     type Model = FolioDirtyModel;

@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicBool, Ordering as Ghost};
@@ -12,6 +11,7 @@ use wb_core::bdev::{BdevFlush, DeviceRegistry};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::memcg::{ForeignFlush, ForeignTarget, MemcgForeign};
 use wb_core::revision::ForeignPolicy;
+use wb_core::revision::Revision;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 
@@ -37,9 +37,7 @@ pub struct FlushLog {
     pub excused: AtomicBool,
 }
 
-/// One memcg's thread: it dirties a bdev page (a foreign dirtying: the bdev inode's wb is the
-/// root wb's), then is throttled in `balance_dirty_pages`, which calls `mem_cgroup_flush_foreign`;
-/// the queued flushes run.
+/// One memcg's thread: it dirties a bdev page, then is throttled.
 pub fn memcg_thread<P: Platform>(
     ctx: &Ctx<P>,
     memcg: &MemcgForeign<P>,
@@ -47,8 +45,26 @@ pub fn memcg_thread<P: Platform>(
     log: &FlushLog,
     now: i64,
 ) {
+    memcg_dirty(ctx, memcg, now);
+    memcg_throttle(ctx, memcg, devices, log, now + 1);
+}
+
+/// A foreign dirtying of a bdev page (the bdev inode's wb is the root wb's):
+/// `mem_cgroup_track_foreign_dirty_slowpath`.
+pub fn memcg_dirty<P: Platform>(ctx: &Ctx<P>, memcg: &MemcgForeign<P>, now: i64) {
     memcg.track(ctx, ForeignTarget { owner: OWNER, bdev: Some(DEV) }, now, 2);
-    for flush in memcg.flush(ctx, now + 1, 10) {
+}
+
+/// Throttled in `balance_dirty_pages`, which calls `mem_cgroup_flush_foreign`; the queued
+/// flushes run.
+pub fn memcg_throttle<P: Platform>(
+    ctx: &Ctx<P>,
+    memcg: &MemcgForeign<P>,
+    devices: &DeviceRegistry<P>,
+    log: &FlushLog,
+    now: i64,
+) {
+    for flush in memcg.flush(ctx, now, 10) {
         match flush {
             ForeignFlush::OwnerWb { slot, owner } => {
                 ctx.event(
@@ -149,7 +165,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct ForeignPolicyScenario;
-
 
 impl ModelScenario for ForeignPolicyScenario {
     type Model = PolicyModel;

@@ -2,13 +2,13 @@
 
 use crate::bounds::Tier;
 use crate::dontcache_kick::{kick_bounds, rescuer_scope, KickModel, KickVariant, Setup, DIRTY_TRACKING, LOST_WAKEUP};
-use crate::scope::{RoleDecl, ScopeDecl};
 use crate::outcome::Checker;
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
+use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::Arc;
 use wb_core::dontcache::RunOn;
 use wb_core::revision::RescuerRevision;
+use wb_core::revision::Revision;
 
 pub const NAME: &str = <RescuerRevision as Revision>::SCENARIO;
 
@@ -37,7 +37,6 @@ pub fn rescuer_scope_decl() -> ScopeDecl {
 }
 
 pub struct KickRescuer;
-
 
 impl KickRescuer {
     pub fn model_for(revision: RescuerRevision, checker: Checker) -> KickModel {

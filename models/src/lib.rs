@@ -3,6 +3,7 @@
 
 pub mod bdev_slots;
 pub mod bounds;
+pub mod catalogue;
 pub mod dontcache_accounting;
 pub mod dontcache_kick;
 pub mod folio_dirty_accounting;

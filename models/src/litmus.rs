@@ -5,7 +5,7 @@
 //! the bounds and does not. herd7 is the cross-check: its verdict on the same shape under LKMM
 //! should agree (see `models/litmus/README.md`).
 //!
-//! The tests are generated from the revision's parts ([`KickRevision::protocol`]: the kick, the
+//! The tests are generated from the revision's parts ([`KickRevision::knobs`]: the kick, the
 //! consume, the writer's barrier; not the `wb_has_dirty_io` guard), reduced to two threads: an
 //! earlier writer's `filemap_dontcache_kick_writeback` has set WB_start_dontcache and queued a
 //! flusher run (the initial state `start=1`); P0 is a second writer, P1 that run's
@@ -128,8 +128,11 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
             "\tWRITE_ONCE(*start, 0);\t\t/* clear_bit(WB_start_dontcache) after wb_writeback */",
         ],
     };
-    let params =
-        if rev.knobs().consume == Consume::ClearThenApproxRead { "int *count, int *start" } else { "int *slot, int *start" };
+    let params = if rev.knobs().consume == Consume::ClearThenApproxRead {
+        "int *count, int *start"
+    } else {
+        "int *slot, int *start"
+    };
     let _ = write!(t, "P1({params})\n{{\n\tint r2;\n\tint r3;\n\n{}\n}}\n\n", p1.join("\n"));
     t.push_str("exists (0:r1=1 /\\ 1:r2=1 /\\ 1:r3=0)\n");
     t
@@ -144,4 +147,27 @@ mod tests {
         assert!(export("wb-pin", "v7").unwrap_err().contains("dontcache-kick"));
         assert!(export("dontcache-kick", "v99").unwrap_err().contains("v7-posted"));
     }
+}
+
+/// The table of `models/litmus/README.md`: each export, the parts of its revision it is built
+/// from, and its predicted result.
+pub fn readme_table() -> String {
+    let mut out =
+        String::from("| file | kick | writer's smp_mb() | consume | Result (loom) |\n|---|---|---|---|---|\n");
+    for rev in KickRevision::ALL {
+        let k = rev.knobs();
+        let kick = match k.kick {
+            Kick::Fold => "`xchg` (test_and_set_bit)",
+            Kick::Posted => "`READ_ONCE`, then `xchg`",
+        };
+        let consume = match k.consume {
+            Consume::ClearThenSum => "`xchg`, then read the slot",
+            Consume::LateClear => "`READ_ONCE`, read the slot, `WRITE_ONCE(0)`",
+            Consume::ClearThenApproxRead => "`xchg`, then read the global count",
+        };
+        let mb = if k.writer_smp_mb { "yes" } else { "no" };
+        let file = file_name(dontcache_kick::NAME, rev.name());
+        let _ = writeln!(out, "| `{file}` | {kick} | {mb} | {consume} | {} |", predicted(rev).0);
+    }
+    out
 }

@@ -3,17 +3,15 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::iomap::{
-    iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, Dirtied, DirtyStats, IomapFolio,
-};
-use wb_core::revision::BlockRevision;
+use wb_core::iomap::{iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, Dirtied, DirtyStats, IomapFolio};
 use wb_core::pte::{folio_mkclean, zap_pte_range, Pte};
+use wb_core::revision::BlockRevision;
+use wb_core::revision::Revision;
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 
@@ -61,65 +59,70 @@ pub struct BlockModel {
     pub start: Start,
 }
 
-impl Model for BlockModel {
-    fn properties(&self) -> &'static [&'static str] {
-        PROPERTIES
+/// The scenario's objects: the folio with its PTE, the dirty stats and the ghost ledger. The
+/// model's threads and the oracle's core run the same calls on them.
+pub struct BlockObjects<P: Platform> {
+    revision: BlockRevision,
+    folio: IomapFolio<P>,
+    stats: DirtyStats<P>,
+    pte: Pte<P>,
+    ledger: Ledger,
+}
+
+impl<P: Platform> BlockObjects<P> {
+    /// The objects at `start` (`setup` runs `iomap_page_mkwrite` for a dirty mapping).
+    pub fn new(setup: &Ctx<P>, revision: BlockRevision, start: Start) -> Self {
+        let o = BlockObjects {
+            revision,
+            folio: IomapFolio::new(0, FOLIO_PAGES),
+            stats: DirtyStats::default(),
+            pte: Pte::new(start == Start::MappedDirty),
+            ledger: Ledger::default(),
+        };
+        if start == Start::MappedDirty {
+            let _lock = o.folio.folio.lock();
+            setup.event("iomap_page_mkwrite", "folio_mark_dirty under the folio lock", &[]);
+            o.ledger.dirtied(iomap_dirty_folio(setup, &o.stats, &o.folio, revision.knobs().charge));
+        }
+        o
     }
 
-    fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
-        let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let (rev, charge) = (self.revision, self.revision.knobs().charge);
-        let start =
-            if P::NAME == "shuttle" { [Start::MappedDirty, Start::MappedClean][P::choose(2)] } else { self.start };
-        let folio = Arc::new(IomapFolio::<P>::new(0, FOLIO_PAGES));
-        let stats = Arc::new(DirtyStats::<P>::default());
-        let ledger = Arc::new(Ledger::default());
-        let pte = Arc::new(Pte::<P>::new(start == Start::MappedDirty));
-        if start == Start::MappedDirty {
-            let _lock = folio.folio.lock();
-            setup.event("iomap_page_mkwrite", "folio_mark_dirty under the folio lock", &[]);
-            ledger.dirtied(iomap_dirty_folio(&setup, &stats, &folio, charge));
+    /// The buffered writer: block 1 under the folio lock.
+    pub fn write(&self, ctx: &Ctx<P>) {
+        let _lock = self.folio.folio.lock();
+        self.ledger.dirtied(iomap_write_end(ctx, &self.stats, &self.folio, 1, 1, self.revision.knobs().charge));
+    }
+
+    /// `munmap`'s `zap_pte_range`: a dirty PTE dirties the folio, under the PTL only.
+    pub fn zap(&self, ctx: &Ctx<P>) {
+        let charge = self.revision.knobs().charge;
+        if let Some(d) = zap_pte_range(ctx, &self.pte, || iomap_dirty_folio(ctx, &self.stats, &self.folio, charge)) {
+            self.ledger.dirtied(d);
         }
-        let writer = {
-            let (folio, stats, ledger, trace, plan) =
-                (folio.clone(), stats.clone(), ledger.clone(), trace.clone(), plans[0]);
-            P::spawn(move || {
-                let ctx = Ctx::<P>::new(trace, "writer", plan);
-                let _lock = folio.folio.lock();
-                ledger.dirtied(iomap_write_end(&ctx, &stats, &folio, 1, 1, charge));
-            })
-        };
-        let zapper = {
-            let (folio, stats, ledger, pte, trace, plan) =
-                (folio.clone(), stats.clone(), ledger.clone(), pte.clone(), trace.clone(), plans[1]);
-            P::spawn(move || {
-                let ctx = Ctx::<P>::new(trace, "munmap", plan);
-                if let Some(d) = zap_pte_range(&ctx, &pte, || iomap_dirty_folio(&ctx, &stats, &folio, charge)) {
-                    ledger.dirtied(d);
-                }
-            })
-        };
-        let flusher = {
-            let (folio, stats, ledger, pte, trace, plan) =
-                (folio.clone(), stats.clone(), ledger.clone(), pte.clone(), trace.clone(), plans[2]);
-            P::spawn(move || {
-                let ctx = Ctx::<P>::new(trace, "flusher", plan);
-                ledger.record(write_folio(&ctx, &stats, &folio, charge, || {
-                    folio_mkclean(&ctx, &pte, rev.knobs().mkclean_sync)
-                }));
-            })
-        };
-        [writer, zapper, flusher].into_iter().for_each(P::join);
-        // Quiescence: a final sync writes whatever is still dirty.
-        let sync = Ctx::<P>::new(trace.clone(), "sync", CpuPlan::Fixed(0));
-        ledger.record(write_folio(&sync, &stats, &folio, charge, || folio_mkclean(&sync, &pte, rev.knobs().mkclean_sync)));
-        let ledger = ledger.0.lock().expect("ghost");
-        let bad: Vec<String> = ledger
+    }
+
+    /// The flusher's writeback of the folio, `folio_mkclean` first.
+    pub fn writeback(&self, ctx: &Ctx<P>) {
+        let knobs = self.revision.knobs();
+        self.ledger.record(write_folio(ctx, &self.stats, &self.folio, knobs.charge, || {
+            folio_mkclean(ctx, &self.pte, knobs.mkclean_sync)
+        }));
+    }
+
+    /// (charged, discharged) pages per dirty cycle, the cycles with any.
+    pub fn ledger(&self) -> BTreeMap<usize, (i64, i64)> {
+        self.ledger.0.lock().expect("ghost").iter().filter(|(_, e)| **e != (0, 0)).map(|(k, e)| (*k, *e)).collect()
+    }
+
+    /// `charge-discharge-match`, after the final sync.
+    pub fn violations(&self) -> Vec<Violation> {
+        let bad: Vec<String> = self
+            .ledger()
             .iter()
             .filter(|(_, (c, d))| c != d)
             .map(|(cycle, (c, d))| format!("dirty cycle {cycle}: {c} pages charged, {d} discharged"))
             .collect();
-        let left = stats.nr_file_dirty.load(Ordering::Relaxed);
+        let left = self.stats.nr_file_dirty.load(Ordering::Relaxed);
         if bad.is_empty() && left == 0 {
             return Vec::new();
         }
@@ -127,6 +130,33 @@ impl Model for BlockModel {
             property: CHARGE_DISCHARGE_MATCH,
             message: format!("{}; NR_FILE_DIRTY after the final sync = {left}", bad.join("; ")),
         }]
+    }
+}
+
+impl Model for BlockModel {
+    fn properties(&self) -> &'static [&'static str] {
+        PROPERTIES
+    }
+
+    fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
+        let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
+        let start =
+            if P::NAME == "shuttle" { [Start::MappedDirty, Start::MappedClean][P::choose(2)] } else { self.start };
+        let objects = Arc::new(BlockObjects::new(&setup, self.revision, start));
+        let calls: [(&'static str, fn(&BlockObjects<P>, &Ctx<P>)); 3] =
+            [("writer", BlockObjects::write), ("munmap", BlockObjects::zap), ("flusher", BlockObjects::writeback)];
+        let threads: Vec<_> = calls
+            .into_iter()
+            .zip(plans)
+            .map(|((name, call), &plan)| {
+                let (objects, trace) = (objects.clone(), trace.clone());
+                P::spawn(move || call(&objects, &Ctx::<P>::new(trace, name, plan)))
+            })
+            .collect();
+        threads.into_iter().for_each(P::join);
+        // Quiescence: a final sync writes whatever is still dirty.
+        objects.writeback(&Ctx::<P>::new(trace.clone(), "sync", CpuPlan::Fixed(0)));
+        objects.violations()
     }
 
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
@@ -173,7 +203,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct PerBlockCharge;
-
 
 impl ModelScenario for PerBlockCharge {
     type Model = BlockModel;

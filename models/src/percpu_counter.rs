@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as Ghost};
@@ -11,13 +10,14 @@ use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::percpu::PercpuCounter;
 use wb_core::revision::PercpuRevision;
+use wb_core::revision::Revision;
 use wb_core::sync::Platform;
 use wb_core::trace::Trace;
 
 pub const NAME: &str = <PercpuRevision as Revision>::SCENARIO;
+pub use wb_core::property::NO_LOST_UPDATE;
 pub use wb_core::property::QUIESCENT_EXACT;
 pub use wb_core::property::READ_ERROR_BOUND;
-pub use wb_core::property::NO_LOST_UPDATE;
 const PROPERTIES: &[&str] = &[QUIESCENT_EXACT, READ_ERROR_BOUND, NO_LOST_UPDATE];
 
 pub const NR_CPUS: usize = 2;
@@ -154,7 +154,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct PercpuCounterScenario;
-
 
 impl ModelScenario for PercpuCounterScenario {
     type Model = PercpuModel;

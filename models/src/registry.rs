@@ -20,4 +20,3 @@ pub fn scenarios() -> Vec<&'static dyn Scenario> {
 pub fn find(name: &str) -> Option<&'static dyn Scenario> {
     scenarios().into_iter().find(|s| s.info().name == name)
 }
-

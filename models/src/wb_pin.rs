@@ -3,7 +3,6 @@
 use crate::bounds::Tier;
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
-use wb_core::revision::Revision;
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
 use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
@@ -15,6 +14,7 @@ use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::Inode;
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::PinRevision;
+use wb_core::revision::Revision;
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{
@@ -264,7 +264,6 @@ pub fn scope_decl() -> ScopeDecl {
 }
 
 pub struct WbPin;
-
 
 impl WbPin {
     pub fn model_for(revision: PinRevision, checker: Checker, tier: Tier) -> PinModel {

@@ -2,10 +2,10 @@
 //! where it does not survive); the verdicts are in wb-checks' `expectations.rs`.
 
 use std::collections::BTreeSet;
-use wb_core::revision::AccountingRevision;
-use wb_models::bounds::{Bounds, Tier};
 use std::sync::Arc;
 use wb_core::pte::PteState;
+use wb_core::revision::AccountingRevision;
+use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_accounting::{loom_mixes, DontcacheAccounting, Mix, Role, Start, COUNTER_EXACT};
 use wb_models::harness::{run_loom, Model};
 use wb_models::outcome::Outcome;

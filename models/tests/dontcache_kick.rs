@@ -45,11 +45,12 @@ fn v7_skips_the_kick_in_the_dirty_io_window() {
     lost_wakeup("v7", Checker::ShuttlePct, &["__mark_inode_dirty"]);
 }
 
-/// v5-late-clear: the writer's test falls between the flusher's sum and its clear.
+/// v5-late-clear: the writer's test falls between the flusher's sum and its clear (shuttle's
+/// shortest counterexample may be v7's own window instead: v5 has the guard too).
 #[test]
 fn v5_late_clear_loses_the_kick_to_the_late_clear() {
     lost_wakeup("v5-late-clear", Checker::Loom, &["wb_check_start_dontcache"]);
-    lost_wakeup("v5-late-clear", Checker::ShuttleRandom, &["wb_check_start_dontcache"]);
+    lost_wakeup("v5-late-clear", Checker::ShuttleRandom, &[]);
 }
 
 /// Without `__mark_inode_dirty`'s `smp_mb()` the posted early-out is store buffering: the writer
@@ -75,7 +76,9 @@ fn the_scope_holds_every_configuration_once() {
     let labels: BTreeSet<String> = scope.iter().map(|s| s.label()).collect();
     assert_eq!(labels.len(), scope.len(), "two configurations are renamings of each other");
     for roles in [[Role::Dontcache, Role::Buffered], [Role::Dontcache, Role::InodeDirtier]] {
-        assert!(scope.iter().any(|s| s.threads.iter().map(|t| t.role).eq(roles) && s.threads[0].inode == s.threads[1].inode));
+        assert!(scope
+            .iter()
+            .any(|s| s.threads.iter().map(|t| t.role).eq(roles) && s.threads[0].inode == s.threads[1].inode));
     }
     assert!(scope.iter().any(|s| s.dirty_at_start.iter().all(|d| !d)) && scope.iter().any(|s| s.dirty_at_start[0]));
     assert!(shuttle_kick_scope().len() > scope.len());

@@ -40,7 +40,11 @@ fn v7_loses_the_kick_across_the_switch() {
 fn v6_unpinned_wakes_a_freed_wb() {
     let race = ["unlocked_inode_to_wb_end", "wb_wakeup", "wb_put_many", "inode_do_switch_wbs", "cgwb_free_rcu"];
     assert_use_after_free("v6-unpinned", Checker::Loom, &race);
-    assert_use_after_free("v6-unpinned", Checker::ShuttlePct, &["unlocked_inode_to_wb_end", "wb_wakeup", "cgwb_free_rcu"]);
+    assert_use_after_free(
+        "v6-unpinned",
+        Checker::ShuttlePct,
+        &["unlocked_inode_to_wb_end", "wb_wakeup", "cgwb_free_rcu"],
+    );
 }
 
 #[test]

@@ -233,14 +233,13 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
             let trace = Arc::new(if n == target { Trace::new() } else { Trace::disabled() });
             let violations = m.execute::<Loom>(&trace, &plans);
             if n == target {
-                *r.lock().unwrap_or_else(|e| e.into_inner()) =
-                    Some(Replayed {
-                        placement: label.clone(),
-                        configuration: m.configuration(),
-                        steps: trace.steps(),
-                        violations,
-                        schedule: h.encode(),
-                    });
+                *r.lock().unwrap_or_else(|e| e.into_inner()) = Some(Replayed {
+                    placement: label.clone(),
+                    configuration: m.configuration(),
+                    steps: trace.steps(),
+                    violations,
+                    schedule: h.encode(),
+                });
                 std::panic::panic_any(StopExploring);
             }
         })

@@ -157,7 +157,13 @@ impl Collector {
     /// kept one by a later execution with a shorter trace (a loom counterexample is shortened by
     /// the search at smaller preemption bounds instead). Returns the indices kept or replaced,
     /// whose replay string the shuttle harness attaches when the execution ends.
-    fn record(&mut self, violations: Vec<Violation>, trace: &Trace, placement: &str, configuration: &str) -> Vec<usize> {
+    fn record(
+        &mut self,
+        violations: Vec<Violation>,
+        trace: &Trace,
+        placement: &str,
+        configuration: &str,
+    ) -> Vec<usize> {
         let mut kept = Vec::new();
         let mut steps = None;
         for v in violations {

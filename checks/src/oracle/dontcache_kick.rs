@@ -2,9 +2,20 @@
 //! (seed 002 patch 3 over fs/fs-writeback.c, 6.12), every kernel call atomic: a folio dirtied,
 //! an inode marked dirty, a kick, a flusher run (on a worker or on the rescuer).
 
-use super::percpu::RefPercpu;
+use super::percpu_counter::RefPercpu;
+use super::{placements, Oracle, Program};
+use crate::differential::CoreKick;
+use std::marker::PhantomData;
+use wb_core::revision::{KickProtocol, Revision};
+use wb_core::trace::Step;
+use wb_core::wb::wb_stat_batch_for;
+use wb_models::bounds::Tier;
+use wb_models::dontcache_kick::{self, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
 
-/// What a revision does, in this model's own terms (it does not share wb-core's revision enum).
+use wb_core::revision::{KickRevision, RescuerRevision};
+pub use wb_models::dontcache_kick::NAME;
+
+/// What a revision does, in this model's own terms (not wb-core's knobs).
 /// Sequentially the posted and folded kicks are the same call, the writer's barrier has no effect,
 /// and the late clear is indistinguishable from the early one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,26 +36,25 @@ pub enum Budget {
     Read,
 }
 
-const V7: RefKnobs = RefKnobs { budget: Budget::Sum, dirty_io_guard: true, requeue_pending_kick: false };
+const V7_KNOBS: RefKnobs = RefKnobs { budget: Budget::Sum, dirty_io_guard: true, requeue_pending_kick: false };
 
-/// The knobs of a dontcache-kick revision, by name.
-pub fn kick_knobs(revision: &str) -> Option<RefKnobs> {
+/// The knobs of a dontcache-kick revision.
+pub fn kick_knobs(revision: KickRevision) -> RefKnobs {
+    use KickRevision::*;
     match revision {
-        "v7" | "v7-posted" | "v7-posted-no-mb" | "v7-no-mb" | "v5-late-clear" => Some(V7),
-        "v5-approx-read" => Some(RefKnobs { budget: Budget::Read, ..V7 }),
-        "v7-fix-kick" | "v7-fix-kick-posted" | "v7-fix-kick-posted-no-mb" | "v7-fix-kick-no-mb" => {
-            Some(RefKnobs { dirty_io_guard: false, ..V7 })
+        V7 | V7Posted | V7PostedNoMb | V7NoMb | V5LateClear => V7_KNOBS,
+        V5ApproxRead => RefKnobs { budget: Budget::Read, ..V7_KNOBS },
+        V7FixKick | V7FixKickPosted | V7FixKickPostedNoMb | V7FixKickNoMb => {
+            RefKnobs { dirty_io_guard: false, ..V7_KNOBS }
         }
-        _ => None,
     }
 }
 
-/// The knobs of a kick-rescuer revision, by name.
-pub fn rescuer_knobs(revision: &str) -> Option<RefKnobs> {
+/// The knobs of a kick-rescuer revision.
+pub fn rescuer_knobs(revision: RescuerRevision) -> RefKnobs {
     match revision {
-        "v7" => Some(V7),
-        "v7-fix-rescuer-requeue" => Some(RefKnobs { requeue_pending_kick: true, ..V7 }),
-        _ => None,
+        RescuerRevision::V7 => V7_KNOBS,
+        RescuerRevision::V7FixRescuerRequeue => RefKnobs { requeue_pending_kick: true, ..V7_KNOBS },
     }
 }
 
@@ -76,9 +86,14 @@ pub enum KickResult {
     Dirtied(bool),
     Marked,
     /// The kick woke the flusher.
-    Kicked { woke: bool },
+    Kicked {
+        woke: bool,
+    },
     /// The run had been queued; the budget its consume read, if it consumed the bit.
-    Ran { queued: bool, consumed: Option<i64> },
+    Ran {
+        queued: bool,
+        consumed: Option<i64>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,7 +150,10 @@ impl RefKick {
                     dirty_pages: false,
                     listed: false,
                     dirtied_when: 0,
-                    folios: folios.iter().map(|&(dontcache, pages)| RefFolio { dontcache, pages, dirty: false }).collect(),
+                    folios: folios
+                        .iter()
+                        .map(|&(dontcache, pages)| RefFolio { dontcache, pages, dirty: false })
+                        .collect(),
                 })
                 .collect(),
             clock: 0,
@@ -283,6 +301,230 @@ impl RefKick {
     }
 }
 
+/// The size of the `dontcache-kick` and `kick-rescuer` oracle runs: every configuration of the
+/// scenario's loom scope, each thread running `ops` operations, the flusher three worker runs
+/// (kick-rescuer: the configuration's runs, so a rescuer run can be the last), every CPU for each
+/// DONTCACHE writer. The batch is the kernel's WB_STAT_BATCH for 2 CPUs (16): with one-page folios
+/// no add reaches the fold; the proptest comparison (checks/tests) draws folio sizes beyond the
+/// batch and covers it.
+#[derive(Debug, Clone, Copy)]
+pub struct KickOracleConfig {
+    pub ops: usize,
+    pub flusher_runs: usize,
+    pub nr_cpus: usize,
+    pub batch: i32,
+}
+
+impl KickOracleConfig {
+    pub fn for_tier(tier: Tier) -> Self {
+        let nr_cpus = 2;
+        KickOracleConfig {
+            ops: if tier == Tier::Quick { 1 } else { 2 },
+            flusher_runs: 3,
+            nr_cpus,
+            batch: wb_stat_batch_for(nr_cpus),
+        }
+    }
+}
+
+/// The objects of a kick configuration, for the reference and the core.
+pub fn kick_universe(setup: &Setup) -> KickUniverse {
+    KickUniverse {
+        inodes: (0..setup.inodes()).map(|i| setup.folios_of(i).into_iter().map(|(dc, _)| (dc, 1)).collect()).collect(),
+        dirty_at_start: setup.dirty_at_start.clone(),
+    }
+}
+
+/// A kick scenario's revisions as the oracle needs them: its own knobs, the scope, and the kind
+/// of each flusher run.
+pub trait KickScope: Revision<Knobs = KickProtocol> {
+    fn ref_knobs(self) -> RefKnobs;
+    fn setups() -> Vec<Setup>;
+    /// Whether each of the flusher's runs is on the rescuer.
+    fn rescuer_runs(setup: &Setup, cfg: &KickOracleConfig) -> Vec<bool>;
+}
+
+impl KickScope for KickRevision {
+    fn ref_knobs(self) -> RefKnobs {
+        kick_knobs(self)
+    }
+    fn setups() -> Vec<Setup> {
+        dontcache_kick::kick_scope()
+    }
+    fn rescuer_runs(_: &Setup, cfg: &KickOracleConfig) -> Vec<bool> {
+        vec![false; cfg.flusher_runs]
+    }
+}
+
+/// The oracle of `dontcache-kick` (`KickOracle<KickRevision>`) and `kick-rescuer`
+/// (`KickOracle<RescuerRevision>`).
+pub struct KickOracle<R>(PhantomData<R>);
+
+impl<R> Default for KickOracle<R> {
+    fn default() -> Self {
+        KickOracle(PhantomData)
+    }
+}
+
+/// One program's objects: the scope's configuration and the universe built from it.
+pub struct KickProgram {
+    pub setup: Setup,
+    pub universe: KickUniverse,
+    pub cfg: KickOracleConfig,
+}
+
+impl<R: KickScope> Oracle for KickOracle<R> {
+    type Revision = R;
+    type Op = KickOp;
+    type Setup = KickProgram;
+    /// The model and the last call's result.
+    type Reference = (RefKick, Option<KickResult>);
+    type Core = (CoreKick, Option<KickResult>);
+
+    fn programs(&self, tier: Tier) -> Vec<Program<KickOp, KickProgram>> {
+        let cfg = KickOracleConfig::for_tier(tier);
+        let mut programs = Vec::new();
+        for setup in R::setups() {
+            let dc: Vec<usize> =
+                (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
+            for cpus in placements(dc.len(), cfg.nr_cpus) {
+                let mut threads: Vec<Vec<KickOp>> = setup
+                    .threads
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| {
+                        let cpu = dc.iter().position(|&d| d == k).map_or(0, |j| cpus[j]);
+                        let dirty = KickOp::Dirty { inode: t.inode, folio: t.folio, cpu };
+                        let calls: Vec<KickOp> = match t.role {
+                            Role::Dontcache => vec![dirty, KickOp::Kick { inode: t.inode }],
+                            Role::Buffered => vec![dirty],
+                            Role::InodeDirtier => vec![KickOp::MarkSync { inode: t.inode }],
+                        };
+                        calls.iter().copied().cycle().take(calls.len() * cfg.ops).collect()
+                    })
+                    .collect();
+                threads
+                    .push(R::rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
+                let placement =
+                    dc.iter().zip(&cpus).map(|(k, c)| format!("thread{k} cpu{c}")).collect::<Vec<_>>().join(", ");
+                programs.push(Program {
+                    configuration: setup.label(),
+                    placement,
+                    threads,
+                    epilogue: Vec::new(),
+                    setup: KickProgram { universe: kick_universe(&setup), setup: setup.clone(), cfg },
+                });
+            }
+        }
+        programs
+    }
+
+    fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
+        let cfg = KickOracleConfig::for_tier(tier);
+        vec![
+            ("max_threads".into(), R::setups().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64),
+            ("ops_per_thread".into(), cfg.ops as u64),
+            ("flusher_runs".into(), cfg.flusher_runs as u64),
+            ("cpus".into(), cfg.nr_cpus as u64),
+            ("batch".into(), cfg.batch as u64),
+        ]
+    }
+
+    fn reference(&self, rev: R, p: &KickProgram) -> Self::Reference {
+        (RefKick::new(&p.universe, p.cfg.nr_cpus, i64::from(p.cfg.batch), rev.ref_knobs()), None)
+    }
+
+    fn core(&self, rev: R, p: &KickProgram) -> Self::Core {
+        (CoreKick::new(rev.knobs(), &p.universe, p.cfg.nr_cpus, p.cfg.batch), None)
+    }
+
+    fn apply_reference(&self, r: &mut Self::Reference, p: &KickProgram, thread: usize, op: KickOp) -> Step {
+        let before = r.0.clone();
+        let result = r.0.apply(op);
+        r.1 = Some(result);
+        describe(&p.setup, thread, op, result, &before, &r.0)
+    }
+
+    fn apply_core(&self, c: &mut Self::Core, _: usize, op: KickOp) {
+        c.1 = Some(c.0.apply(op));
+    }
+
+    fn diverges(&self, r: &Self::Reference, c: &Self::Core) -> Option<String> {
+        let state = c.0.snapshot(&r.0);
+        (c.1 != r.1 || state != r.0).then(|| {
+            format!(
+                "wb-core returned {:?} with state {state:?}; the reference returned {:?} with state {:?}",
+                c.1, r.1, r.0
+            )
+        })
+    }
+
+    fn violated(&self, r: &Self::Reference, _: &KickProgram) -> Vec<(&'static str, String)> {
+        [(LOST_WAKEUP, r.0.lost_wakeup()), (DIRTY_TRACKING, r.0.dirty_tracking())]
+            .into_iter()
+            .filter_map(|(p, m)| Some((p, m?)))
+            .collect()
+    }
+}
+
+/// One reference step as a trace step with the values involved.
+fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
+    let who = setup.threads.get(thread).map_or("flusher".to_string(), |t| format!("{}{thread}", t.role.name()));
+    let step = |function: &str, detail: String| Step { thread: who.clone(), function: function.into(), detail };
+    let c = &after.dontcache_dirty;
+    match (op, result) {
+        (KickOp::Dirty { inode, folio, cpu }, KickResult::Dirtied(became)) => step(
+            "filemap_dirty_folio",
+            if became {
+                format!(
+                    "inode {inode} folio {folio} dirtied on cpu{cpu}: WB_DONTCACHE_DIRTY count {} slots {:?}; WB_has_dirty_io {}",
+                    c.count, c.slots, after.has_dirty_io as u8
+                )
+            } else {
+                format!("inode {inode} folio {folio} already dirty")
+            },
+        ),
+        (KickOp::MarkSync { inode }, _) => step(
+            "__mark_inode_dirty",
+            format!("inode {inode} I_DIRTY_SYNC; on the lists {}; WB_has_dirty_io {}", after.inodes[inode].listed as u8, after.has_dirty_io as u8),
+        ),
+        (KickOp::Kick { .. }, KickResult::Kicked { woke }) => step(
+            "filemap_dontcache_kick_writeback",
+            if woke {
+                "WB_start_dontcache 0 -> 1, wb_wakeup queues a run".into()
+            } else {
+                format!(
+                    "WB_start_dontcache = {}, wb_has_dirty_io = {} -> no wakeup",
+                    before.start_dontcache as u8, before.has_dirty_io as u8
+                )
+            },
+        ),
+        (KickOp::Run { rescuer }, KickResult::Ran { queued, consumed }) => step(
+            "wb_workfn",
+            match (rescuer, consumed) {
+                (true, _) => format!(
+                    "{} run on the rescuer: writeback_inodes_wb, WB_start_dontcache stays {}; run queued after: {}",
+                    if queued { "queued" } else { "periodic" },
+                    after.start_dontcache as u8,
+                    after.pending as u8
+                ),
+                (false, Some(nr)) => format!(
+                    "{} run; wb_check_start_dontcache: WB_start_dontcache 1 -> 0; budget read = {nr}; after writeback count {} slots {:?}, WB_has_dirty_io {}",
+                    if queued { "queued" } else { "periodic" },
+                    c.count,
+                    c.slots,
+                    after.has_dirty_io as u8
+                ),
+                (false, None) => format!(
+                    "{} run; WB_start_dontcache = 0 -> nothing to do",
+                    if queued { "queued" } else { "periodic" }
+                ),
+            },
+        ),
+        (op, result) => step("?", format!("{op:?} -> {result:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,7 +535,7 @@ mod tests {
 
     #[test]
     fn approximate_budget_misses_pages_in_slots() {
-        let knobs = kick_knobs("v5-approx-read").unwrap();
+        let knobs = kick_knobs(KickRevision::from_name("v5-approx-read").unwrap());
         let mut m = RefKick::new(&one_inode(&[(true, 1)]), 2, 4, knobs);
         m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 1 });
         assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: true });
@@ -303,7 +545,8 @@ mod tests {
 
     #[test]
     fn exact_budget_writes_and_depopulates() {
-        let mut m = RefKick::new(&one_inode(&[(true, 1), (true, 1)]), 2, 4, kick_knobs("v7").unwrap());
+        let mut m =
+            RefKick::new(&one_inode(&[(true, 1), (true, 1)]), 2, 4, kick_knobs(KickRevision::from_name("v7").unwrap()));
         m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
         m.apply(KickOp::Kick { inode: 0 });
         m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
@@ -317,7 +560,12 @@ mod tests {
     #[test]
     fn the_rescuer_absorbs_the_wakeup_unless_the_run_requeues() {
         for (revision, lost) in [("v7", true), ("v7-fix-rescuer-requeue", false)] {
-            let mut m = RefKick::new(&one_inode(&[(true, 1), (true, 1)]), 2, 4, rescuer_knobs(revision).unwrap());
+            let mut m = RefKick::new(
+                &one_inode(&[(true, 1), (true, 1)]),
+                2,
+                4,
+                rescuer_knobs(RescuerRevision::from_name(revision).unwrap()),
+            );
             m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
             m.apply(KickOp::Kick { inode: 0 });
             m.apply(KickOp::Run { rescuer: true });

@@ -2,9 +2,16 @@
 //! lifetime of the two cgroup wbs, the inode's association and switch, the kick with its four
 //! pinning shapes, the flusher runs with writeback cleaning, and the scenario's properties.
 
+use super::{Oracle, Program, ONE_CPU};
+use crate::differential::CorePin;
 use std::collections::BTreeSet;
+use wb_core::revision::PinRevision;
+use wb_core::trace::Step;
+use wb_models::bounds::Tier;
 
-/// The kick's pinning, by revision name (the oracle's own table).
+pub use wb_models::wb_pin::NAME;
+
+/// The kick's pinning (the oracle's own table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pin {
     GetWakePut,
@@ -14,15 +21,14 @@ pub enum Pin {
 }
 
 /// (pinning, whether the switch sets the kick bit on the new wb) of a revision.
-pub fn pin_revision(name: &str) -> Option<(Pin, bool)> {
-    Some(match name {
-        "v7" => (Pin::GetWakePut, false),
-        "v7-fix-switch-kick" => (Pin::GetWakePut, true),
-        "v6-unpinned" => (Pin::Unpinned, false),
-        "v5-wakeup-in-section" => (Pin::WakeInSection, false),
-        "put-before-wakeup" => (Pin::PutBeforeWakeup, false),
-        _ => return None,
-    })
+pub fn pin_revision(revision: PinRevision) -> (Pin, bool) {
+    match revision {
+        PinRevision::V7 => (Pin::GetWakePut, false),
+        PinRevision::V7FixSwitchKick => (Pin::GetWakePut, true),
+        PinRevision::V6Unpinned => (Pin::Unpinned, false),
+        PinRevision::V5WakeupInSection => (Pin::WakeInSection, false),
+        PinRevision::PutBeforeWakeup => (Pin::PutBeforeWakeup, false),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -233,6 +239,107 @@ impl RefPin {
         }
         v
     }
+}
+
+/// The oracle of `wb-pin`: writers (one folio and one kick each), the switch as two calls
+/// (`inode_switch_wbs`, then its work), and a kworker's passes over both wbs, on one CPU.
+pub struct PinOracle;
+
+fn writers(tier: Tier) -> usize {
+    if tier == Tier::Deep {
+        3
+    } else {
+        2
+    }
+}
+
+const PASSES: usize = 2;
+
+impl Oracle for PinOracle {
+    type Revision = PinRevision;
+    type Op = PinOp;
+    /// The number of writers.
+    type Setup = usize;
+    type Reference = RefPin;
+    type Core = CorePin;
+
+    fn programs(&self, tier: Tier) -> Vec<Program<PinOp, usize>> {
+        let writers = writers(tier);
+        let mut threads: Vec<Vec<PinOp>> = (0..writers).map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick]).collect();
+        threads.push(vec![PinOp::SwitchBegin, PinOp::SwitchWork]);
+        threads.push((0..PASSES).flat_map(|_| [PinOp::Run { wb: OLD }, PinOp::Run { wb: NEW }]).collect());
+        vec![Program {
+            configuration: String::new(),
+            placement: ONE_CPU.into(),
+            threads,
+            epilogue: Vec::new(),
+            setup: writers,
+        }]
+    }
+
+    fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
+        vec![("writers".into(), writers(tier) as u64), ("kworker_passes".into(), PASSES as u64)]
+    }
+
+    fn reference(&self, rev: PinRevision, &writers: &usize) -> RefPin {
+        let (pin, fix) = pin_revision(rev);
+        RefPin::new(pin, fix, writers)
+    }
+
+    fn core(&self, rev: PinRevision, &writers: &usize) -> CorePin {
+        CorePin::new(rev, writers)
+    }
+
+    fn apply_reference(&self, r: &mut RefPin, &writers: &usize, thread: usize, op: PinOp) -> Step {
+        r.apply(op);
+        describe_pin(thread, writers, op, r)
+    }
+
+    fn apply_core(&self, c: &mut CorePin, _: usize, op: PinOp) {
+        c.apply(op);
+    }
+
+    fn diverges(&self, r: &RefPin, c: &CorePin) -> Option<String> {
+        let got = c.snapshot(r);
+        (got != *r).then(|| format!("wb-core's state {got:?} differs from the reference's {r:?}"))
+    }
+
+    fn violated(&self, r: &RefPin, _: &usize) -> Vec<(&'static str, String)> {
+        r.violated().into_iter().map(|p| (p, format!("the reference model ends with {p} violated: {r:?}"))).collect()
+    }
+}
+
+fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Step {
+    let who = if thread < writers {
+        format!("writer{thread}")
+    } else if thread == writers {
+        "switcher".into()
+    } else {
+        "kworker".into()
+    };
+    let wb = |id: usize| {
+        let w = &after.wbs[id];
+        format!(
+            "wb{id}: refs {} {:?} WB_start_dontcache {} queued {} WB_DONTCACHE_DIRTY {}",
+            w.refs, w.life, w.start_dontcache as u8, w.pending as u8, w.dontcache_dirty
+        )
+    };
+    let (function, detail) = match op {
+        PinOp::Dirty { folio } => (
+            "filemap_dirty_folio",
+            format!("folio {folio} dirty on the inode's wb{}; {}", after.inode_wb, wb(after.inode_wb)),
+        ),
+        PinOp::Kick => (
+            "filemap_dontcache_kick_writeback",
+            format!("inode on wb{} (switching {}); {}", after.inode_wb, after.switching as u8, wb(after.inode_wb)),
+        ),
+        PinOp::SwitchBegin => ("inode_switch_wbs", format!("I_WB_SWITCH = {}", after.switching as u8)),
+        PinOp::SwitchWork => {
+            ("inode_do_switch_wbs", format!("inode on wb{}; {}; {}", after.inode_wb, wb(OLD), wb(NEW)))
+        }
+        PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
+    };
+    Step { thread: who, function: function.into(), detail }
 }
 
 #[cfg(test)]

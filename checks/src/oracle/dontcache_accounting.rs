@@ -2,6 +2,16 @@
 //! folio states, the revisions' sequential differences (the lookup's guard and arithmetic, the
 //! switch transfer, the split's flag copy), and the `counter-exact` property.
 
+use super::{Oracle, Program, ONE_CPU};
+use crate::differential::{accounting_op, CoreAccounting};
+use wb_core::pte::PteState;
+use wb_core::revision::AccountingRevision;
+use wb_core::trace::Step;
+use wb_models::bounds::Tier;
+use wb_models::dontcache_accounting::{self, Mix, COUNTER_EXACT};
+
+pub use wb_models::dontcache_accounting::NAME;
+
 /// A revision's sequential behaviour (the oracle's own table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RefRev {
@@ -12,21 +22,16 @@ pub struct RefRev {
     pub split_copies_dropbehind: bool,
 }
 
-pub fn ref_revision(name: &str) -> Option<RefRev> {
+pub fn ref_revision(revision: AccountingRevision) -> RefRev {
+    use AccountingRevision::*;
     let v7 = RefRev { lookup_guard: true, negate_u32: false, switch_transfer: true, split_copies_dropbehind: true };
-    Some(match name {
-        "v7"
-        | "v5-double-dec"
-        | "v6-u32-negate-64bit"
-        | "v7-partial-flag-snapshot"
-        | "v7-partial-snapshot-in-section"
-        | "v7-fix-counted-bit" => v7,
-        "v5-no-guard" => RefRev { lookup_guard: false, ..v7 },
-        "v6-no-switch-transfer" => RefRev { switch_transfer: false, ..v7 },
-        "v6-split-drops-flag" => RefRev { split_copies_dropbehind: false, ..v7 },
-        "v6-u32-negate-32bit" => RefRev { negate_u32: true, ..v7 },
-        _ => return None,
-    })
+    match revision {
+        V7 | V5DoubleDec | V6U32Negate64 | V7PartialFlagSnapshot | V7PartialSnapshotInSection | V7FixCountedBit => v7,
+        V5NoGuard => RefRev { lookup_guard: false, ..v7 },
+        V6NoSwitchTransfer => RefRev { switch_transfer: false, ..v7 },
+        V6SplitDropsFlag => RefRev { split_copies_dropbehind: false, ..v7 },
+        V6U32Negate32 => RefRev { negate_u32: true, ..v7 },
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -140,7 +145,8 @@ impl RefAccounting {
     /// The folio now at slot `f`'s page-cache index, if any.
     fn at(&self, f: usize) -> Option<usize> {
         let (inode, index) = (self.folios[f].inode, self.folios[f].index);
-        (0..self.folios.len()).find(|&g| self.folios[g].inode == inode && self.folios[g].index == index && self.folios[g].in_cache)
+        (0..self.folios.len())
+            .find(|&g| self.folios[g].inode == inode && self.folios[g].index == index && self.folios[g].in_cache)
     }
 
     /// `filemap_dirty_folio` of folio `g`.
@@ -166,7 +172,8 @@ impl RefAccounting {
         if folio.dropbehind {
             folio.dropbehind = false;
             if folio.dirty && (can || !rev.lookup_guard) {
-                self.counter[wb] -= if rev.negate_u32 { -i64::from((folio.nr as u32).wrapping_neg()) } else { folio.nr };
+                self.counter[wb] -=
+                    if rev.negate_u32 { -i64::from((folio.nr as u32).wrapping_neg()) } else { folio.nr };
             }
         }
     }
@@ -327,18 +334,127 @@ impl RefAccounting {
     }
 }
 
+/// The oracle of `dontcache-accounting`: every configuration of the scenario's scope, each
+/// thread running its role once (quick) or twice, every interleaving of those whole calls; and
+/// the split program (a dirtier, the split and the writeback of a tail, against the other
+/// roles), which only sequential checkers run.
+pub struct AccountingOracle;
+
+fn ops(tier: Tier) -> usize {
+    if tier == Tier::Quick {
+        1
+    } else {
+        2
+    }
+}
+
+impl Oracle for AccountingOracle {
+    type Revision = AccountingRevision;
+    type Op = AccOp;
+    /// The configuration (`None`: the split program).
+    type Setup = Option<Mix>;
+    type Reference = RefAccounting;
+    type Core = CoreAccounting;
+
+    fn programs(&self, tier: Tier) -> Vec<Program<AccOp, Option<Mix>>> {
+        let program = |threads, setup: Option<Mix>| Program {
+            configuration: setup.as_ref().map_or(
+                "split program: dontcache-write(f1), split, writeback(f4) + lookup(f3), writeback(f3) + switcher"
+                    .into(),
+                Mix::label,
+            ),
+            placement: ONE_CPU.into(),
+            threads,
+            epilogue: Vec::new(),
+            setup,
+        };
+        let mut programs: Vec<_> = dontcache_accounting::loom_mixes()
+            .into_iter()
+            .map(|mix| program(mix.roles.iter().map(|&r| vec![accounting_op(r); ops(tier)]).collect(), Some(mix)))
+            .collect();
+        use AccOp::*;
+        programs.push(program(
+            vec![vec![DontcacheWrite(1), Split, Writeback(4)], vec![Lookup(3), Writeback(3)], vec![Switch]],
+            None,
+        ));
+        programs
+    }
+
+    fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
+        vec![("ops_per_thread".into(), ops(tier) as u64)]
+    }
+
+    fn reference(&self, rev: AccountingRevision, mix: &Option<Mix>) -> RefAccounting {
+        let mut r = RefAccounting::new(ref_revision(rev));
+        if let Some(mix) = mix {
+            let pte = match mix.start.pte {
+                PteState::None => RefPte::None,
+                PteState::Clean => RefPte::Clean,
+                PteState::Dirty => RefPte::Dirty,
+            };
+            r.prepare(mix.folio, mix.start.dirty, pte);
+        }
+        r
+    }
+
+    fn core(&self, rev: AccountingRevision, mix: &Option<Mix>) -> CoreAccounting {
+        let mut c = CoreAccounting::new(rev);
+        if let Some(mix) = mix {
+            c.prepare(mix.folio, mix.start);
+        }
+        c
+    }
+
+    fn apply_reference(&self, r: &mut RefAccounting, mix: &Option<Mix>, thread: usize, op: AccOp) -> Step {
+        r.apply(op);
+        Step {
+            thread: mix.as_ref().map_or(format!("t{thread}"), |m| m.roles[thread].name()),
+            function: accounting_function(op).into(),
+            detail: format!("{op:?}: counters {:?}", r.counter),
+        }
+    }
+
+    fn apply_core(&self, c: &mut CoreAccounting, _: usize, op: AccOp) {
+        c.apply(op);
+    }
+
+    fn diverges(&self, r: &RefAccounting, c: &CoreAccounting) -> Option<String> {
+        let got = c.snapshot(r);
+        (got != *r).then(|| format!("wb-core's state {got:?} differs from the reference's {r:?}"))
+    }
+
+    fn violated(&self, r: &RefAccounting, _: &Option<Mix>) -> Vec<(&'static str, String)> {
+        r.counter_exact().map(|m| (COUNTER_EXACT, m)).into_iter().collect()
+    }
+}
+
+fn accounting_function(op: AccOp) -> &'static str {
+    match op {
+        AccOp::DontcacheWrite(_) | AccOp::BufferedWrite(_) => "generic_perform_write",
+        AccOp::MkwriteFault(_) => "wp_page_shared",
+        AccOp::Zap(_) => "zap_pte_range",
+        AccOp::Writeback(_) => "folio_clear_dirty_for_io",
+        AccOp::WritebackRedirty(_) => "folio_redirty_for_writepage",
+        AccOp::Truncate(_) => "truncate_inode_folio",
+        AccOp::Lookup(_) => "__filemap_get_folio_mpol",
+        AccOp::Switch => "inode_do_switch_wbs",
+        AccOp::Migrate => "migrate_folio",
+        AccOp::Split => "__split_folio_to_order",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn split_without_the_flag_copy_leaks_the_tail() {
-        let mut m = RefAccounting::new(ref_revision("v6-split-drops-flag").unwrap());
+        let mut m = RefAccounting::new(ref_revision(AccountingRevision::from_name("v6-split-drops-flag").unwrap()));
         for op in [AccOp::DontcacheWrite(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
             m.apply(op);
         }
         assert!(m.counter_exact().is_some(), "{m:?}");
-        let mut m = RefAccounting::new(ref_revision("v7").unwrap());
+        let mut m = RefAccounting::new(ref_revision(AccountingRevision::from_name("v7").unwrap()));
         for op in [AccOp::DontcacheWrite(1), AccOp::Split, AccOp::Writeback(3), AccOp::Writeback(4)] {
             m.apply(op);
         }
@@ -347,7 +463,7 @@ mod tests {
 
     #[test]
     fn u32_negation_adds_four_billion() {
-        let mut m = RefAccounting::new(ref_revision("v6-u32-negate-32bit").unwrap());
+        let mut m = RefAccounting::new(ref_revision(AccountingRevision::from_name("v6-u32-negate-32bit").unwrap()));
         m.apply(AccOp::DontcacheWrite(0));
         m.apply(AccOp::Lookup(0));
         assert_eq!(m.counter[1], 1 + (1i64 << 32) - 1);
