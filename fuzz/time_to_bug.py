@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUZZ_BIN = os.path.join(ROOT, "fuzz", "target", "x86_64-unknown-linux-gnu", "release")
 WBCHECK = os.path.join(ROOT, "target", "release", "wbcheck")
 # Hunts for one property of a revision that violates several (the first violation would
-# otherwise always be the shared one): the use-after-free rows.
+# otherwise always be the shared one): wb-pin's use-after-free rows.
 HUNTS = [("wb-pin", "v6-unpinned", "use-after-free"), ("wb-pin", "put-before-wakeup", "use-after-free")]
 DIFFERENTIAL = ["oracle_dontcache", "oracle_accounting", "oracle_slots"]
 

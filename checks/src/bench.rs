@@ -261,9 +261,26 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     report_sweeps(&mut md, &opts.out, &bound_sweeps, &size_sweep, &plan)?;
     report_criterion(&mut md, &opts.criterion);
     let path = opts.out.join("performance.md");
-    std::fs::write(&path, md).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    write_page(&path, &md)?;
     progress(&format!("wrote {} in {total_secs:.0} s", path.display()));
     Ok(())
+}
+
+/// Write the report to `path`: when the page there has a `<!-- bench:begin -->` line and a later
+/// `<!-- bench:end -->` line, only between them (the hand-written rest of the page is kept, and the
+/// report's title dropped: the page has its own), else the whole file.
+fn write_page(path: &Path, md: &str) -> Result<(), String> {
+    const BEGIN: &str = "<!-- bench:begin -->\n";
+    const END: &str = "<!-- bench:end -->";
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let page = match (old.find(BEGIN), old.find(END)) {
+        (Some(b), Some(e)) if b < e => {
+            let body = md.strip_prefix("# ").and_then(|t| t.split_once('\n')).map_or(md, |(_, rest)| rest);
+            format!("{}{}\n\n{}", &old[..b + BEGIN.len()], body.trim_matches('\n'), &old[e..])
+        }
+        _ => md.to_string(),
+    };
+    std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// One run of the matrix as a user runs it.

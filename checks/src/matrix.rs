@@ -1,5 +1,5 @@
 //! The verdict matrix: every (scenario, revision, checker) row, its expected and observed
-//! verdicts, in the JSON contract of DESIGN.md §5.
+//! verdicts, in the JSON contract documented in docs/contract.md.
 
 use crate::oracle;
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,6 @@
 //! `wbcheck bench --quick` writes the performance report and its plots (a smoke run: the numbers
-//! themselves are not checked, only that each section and plot is there and well formed).
+//! themselves are not checked, only that each section and plot is there and well formed), between
+//! the bench markers of a page that has them, keeping the page's hand-written part.
 
 use std::process::Command;
 
@@ -7,6 +8,9 @@ use std::process::Command;
 fn quick_bench_writes_the_report_and_plots() {
     let out = std::env::temp_dir().join(format!("wbcheck-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let (above, below) = ("# Costs\n\nHand-written.\n\n<!-- bench:begin -->\n", "<!-- bench:end -->\n\nAfter.\n");
+    std::fs::write(out.join("performance.md"), format!("{above}the last run\n\n{below}")).unwrap();
     let status = Command::new(env!("CARGO_BIN_EXE_wbcheck"))
         .args(["bench", "--quick", "--seeds", "2", "--criterion"])
         .arg(out.join("no-criterion"))
@@ -16,6 +20,9 @@ fn quick_bench_writes_the_report_and_plots() {
         .expect("wbcheck runs");
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let md = std::fs::read_to_string(out.join("performance.md")).expect("performance.md written");
+    assert!(md.starts_with(above) && md.ends_with(below), "the hand-written part is not kept:\n{md}");
+    assert!(!md.contains("the last run") && !md.contains("# Performance\n"), "{md}");
+    assert!(md[above.len()..].starts_with("Written by `wbcheck bench --quick`"), "{md}");
     for heading in [
         "## The matrix, row by row",
         "## Time to the first counterexample, per buggy revision",

@@ -1,5 +1,5 @@
 //! The `wbcheck` binary: bad input gets a one-line error naming the bad value and the valid
-//! ones and exit status 2, never a panic; the matrix JSON keeps DESIGN.md §5's contract.
+//! ones and exit status 2, never a panic; the matrix JSON keeps its contract (docs/contract.md).
 
 use std::process::{Command, Output};
 

@@ -1,8 +1,9 @@
-//! memcg foreign-writeback tracking (mm/memcontrol.c; kernel-reference.md §8): the baseline
-//! table `memcg->cgwb_frn[]` of (bdi id, memcg id) records, and the bounded per-memcg set of bdev
-//! device numbers of seed 001 (v6). We have seed 001's cover letter, not its code: the bdev table
-//! below is a reconstruction with the baseline table's lockless discipline ("best effort", no
-//! references), and its in-flight counter per slot is our assumption, modelled on `done.cnt`.
+//! memcg foreign-writeback tracking (mm/memcontrol.c, `mem_cgroup_track_foreign_dirty_slowpath`
+//! and `mem_cgroup_flush_foreign`): the baseline table `memcg->cgwb_frn[]` of (bdi id, memcg id)
+//! records, and the bounded per-memcg set of bdev device numbers of seed 001 (v6). We have seed
+//! 001's cover letter, not its code: the bdev table below is a reconstruction with the baseline
+//! table's lockless discipline ("best effort", no references), and its in-flight counter per slot
+//! is our assumption, modelled on `done.cnt`.
 //!
 //! Both tables are arrays of slots whose fields are individually atomic words updated with plain
 //! (Relaxed) loads and stores, as `READ_ONCE`-free C fields would be: a record is several stores,

@@ -63,7 +63,7 @@ mod tests {
         assert!(ios > 1 && ios < 20, "{ios}");
         assert_eq!(folios.first().unwrap().1, 0);
         // Later windows stay at the largest order reached (each window's first folios are
-        // lowered to its unaligned start, see the README: order 9 is not reached with these sizes).
+        // lowered to its unaligned start, see docs/findings.md: order 9 is not reached with these sizes).
         let largest = folios.iter().map(|f| f.1).max().unwrap();
         assert!(largest >= 8, "the order ramps up to {largest}");
         let quarter = |q: u64| folios.iter().filter(|f| f.0 >= q * 1024 && f.0 < (q + 1) * 1024).map(|f| f.1).max();

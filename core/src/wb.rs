@@ -316,8 +316,9 @@ pub fn wb_stat_sum<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i
 /// `wb_wakeup()` (fs/fs-writeback.c): under `spin_lock_irq(&wb->work_lock)`, if the wb is
 /// registered, `mod_delayed_work(bdi_wq, &wb->dwork, 0)`. Queueing is the workqueue's fully
 /// ordered test-and-set of `PENDING`; a run already pending absorbs the request, and a work
-/// that is running is queued again (§6.4 of kernel-reference.md). `spin_unlock_irq` enables
-/// interrupts unconditionally: a violation if the caller holds an irqsave lock.
+/// that is running is queued again (kernel/workqueue.c: `process_one_work` clears PENDING before
+/// the work function runs). `spin_unlock_irq` enables interrupts unconditionally: a violation if
+/// the caller holds an irqsave lock.
 pub fn wb_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     const F: &str = "wb_wakeup";
     let _irq = wb.touch(ctx, F, Access::Memory, || wb.work_lock.lock_irq(ctx, "wb_wakeup: spin_unlock_irq"));
