@@ -138,17 +138,6 @@ fn dontcache_kick_test(rev: KickRevision) -> String {
     t
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_names_are_errors() {
-        assert!(export("wb-pin", "v7").unwrap_err().contains("dontcache-kick"));
-        assert!(export("dontcache-kick", "v99").unwrap_err().contains("v7-posted"));
-    }
-}
-
 /// The table of `models/litmus/README.md`: each export, the parts of its revision it is built
 /// from, and its predicted result.
 pub fn readme_table() -> String {
@@ -170,4 +159,15 @@ pub fn readme_table() -> String {
         let _ = writeln!(out, "| `{file}` | {kick} | {mb} | {consume} | {} |", predicted(rev).0);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_names_are_errors() {
+        assert!(export("wb-pin", "v7").unwrap_err().contains("dontcache-kick"));
+        assert!(export("dontcache-kick", "v99").unwrap_err().contains("v7-posted"));
+    }
 }

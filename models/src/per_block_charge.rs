@@ -143,7 +143,8 @@ impl Model for BlockModel {
         let start =
             if P::NAME == "shuttle" { [Start::MappedDirty, Start::MappedClean][P::choose(2)] } else { self.start };
         let objects = Arc::new(BlockObjects::new(&setup, self.revision, start));
-        let calls: [(&'static str, fn(&BlockObjects<P>, &Ctx<P>)); 3] =
+        type Call<P> = fn(&BlockObjects<P>, &Ctx<P>);
+        let calls: [(&'static str, Call<P>); 3] =
             [("writer", BlockObjects::write), ("munmap", BlockObjects::zap), ("flusher", BlockObjects::writeback)];
         let threads: Vec<_> = calls
             .into_iter()
