@@ -54,6 +54,14 @@ pub struct Program {
 }
 
 impl Program {
+    /// Every device the program records: the prefill's and the tracks'.
+    pub fn recorded_devices(&self) -> BTreeSet<i64> {
+        let tracked = self.threads.iter().flat_map(|(_, calls)| {
+            calls.iter().filter_map(|c| if let Call::Track { dev, .. } = c { Some(*dev as i64) } else { None })
+        });
+        self.prefill.iter().map(|&(d, _)| d as i64).chain(tracked).collect()
+    }
+
     /// The program as a configuration label.
     pub fn label(&self) -> String {
         let threads: Vec<String> = self.threads.iter().map(|(name, calls)| format!("{name} {calls:?}")).collect();
@@ -150,14 +158,7 @@ pub fn run_call<P: Platform>(
 /// The end-of-run properties of the table: `all-tracked-within-capacity` and `record-integrity`.
 pub fn table_properties<P: Platform>(table: &ForeignTable<P>, program: &Program) -> Vec<Violation> {
     let mut v = Vec::new();
-    let recorded: BTreeSet<i64> = program
-        .prefill
-        .iter()
-        .map(|&(d, _)| d as i64)
-        .chain(program.threads.iter().flat_map(|(_, calls)| {
-            calls.iter().filter_map(|c| if let Call::Track { dev, .. } = c { Some(*dev as i64) } else { None })
-        }))
-        .collect();
+    let recorded = program.recorded_devices();
     let held: BTreeSet<i64> = table.contents().iter().map(|((d, _), _, _)| *d).collect();
     if recorded.len() <= table.capacity() {
         let lost: Vec<i64> = recorded.iter().filter(|d| !held.contains(d)).copied().collect();

@@ -3,7 +3,6 @@
 //! still mean something sequentially.
 
 use super::{Oracle, Program};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use wb_core::bdev::DeviceRegistry;
 use wb_core::ctx::{CpuPlan, Ctx};
@@ -250,14 +249,7 @@ impl Oracle for SlotsOracle {
     }
 
     fn violated(&self, r: &SlotsRef, program: &bdev_slots::Program) -> Vec<(&'static str, String)> {
-        let recorded: BTreeSet<i64> = program
-            .prefill
-            .iter()
-            .map(|&(d, _)| d as i64)
-            .chain(program.threads.iter().flat_map(|(_, calls)| {
-                calls.iter().filter_map(|c| if let Call::Track { dev, .. } = c { Some(*dev as i64) } else { None })
-            }))
-            .collect();
+        let recorded = program.recorded_devices();
         let mut violated = r.model.violated.clone();
         if recorded.len() <= bdev_slots::CAPACITY
             && recorded.iter().any(|&d| !r.model.slots.iter().any(|s| s.0 == (d, 0)))
