@@ -6,16 +6,16 @@
 //! seed and reports medians and the spread. The core's criterion benches are read from criterion's
 //! output directory when present (`cargo bench -p wb-core --bench core_ops` writes it).
 
-use crate::matrix::{run_matrix, Filter, Row};
+use crate::matrix::{run_matrix, Filter, Row, Verdict};
 use crate::svg::{Chart, Series};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
+use wb_core::dontcache::RunOn;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
-use std::sync::Arc;
-use wb_core::dontcache::RunOn;
 use wb_models::dontcache_kick::{DontcacheKick, KickBounds, KickModel, Role, Setup, Thread};
 use wb_models::harness::run_loom;
 use wb_models::outcome::Checker;
@@ -130,10 +130,10 @@ impl Group<'_> {
 }
 
 fn group(rows: &[Row]) -> Vec<Group<'_>> {
-    let mut order: Vec<(String, String, String)> = Vec::new();
-    let mut by: BTreeMap<(String, String, String), Vec<&Row>> = BTreeMap::new();
+    let mut order: Vec<(String, String, Checker)> = Vec::new();
+    let mut by: BTreeMap<(String, String, Checker), Vec<&Row>> = BTreeMap::new();
     for r in rows {
-        let key = (r.scenario.clone(), r.revision.clone(), r.checker.clone());
+        let key = (r.scenario.clone(), r.revision.clone(), r.checker);
         if !by.contains_key(&key) {
             order.push(key.clone());
         }
@@ -208,14 +208,14 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
             if let Some(r) = det.iter().find(|r| {
                 r.scenario == name
                     && r.revision == rev
-                    && r.checker == "loom"
+                    && r.checker == Checker::Loom
                     && r.bounds.get("preemptions") == Some(&(p as u64))
             }) {
                 points.push(SweepPoint {
                     x: p,
                     executions: r.executions,
                     millis: r.millis,
-                    bounded: r.verdict == "bounded",
+                    bounded: r.verdict == Verdict::Bounded,
                 });
                 continue;
             }
@@ -232,7 +232,10 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     }
     let mut size_sweep: Vec<(usize, Vec<SweepPoint>)> = Vec::new();
     for &ops in &plan.ops {
-        progress(&format!("loom sweep: dontcache-kick v7-fix-kick, {ops} op(s) per writer, writers {:?}", plan.writers));
+        progress(&format!(
+            "loom sweep: dontcache-kick v7-fix-kick, {ops} op(s) per writer, writers {:?}",
+            plan.writers
+        ));
         let mut points = Vec::new();
         for &writers in &plan.writers {
             let model = separate_writers(writers, ops);
@@ -344,7 +347,7 @@ fn report_matrix(
     );
     let _ = writeln!(md, "|---|---|---|---|---:|---:|---:|---|");
     let mut all: Vec<&Row> = det.iter().chain(shuttle).collect();
-    let order = |r: &Row| Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(0);
+    let order = |r: &Row| r.checker;
     all.sort_by_key(|r| (r.scenario.clone(), order(r)));
     let rows: Vec<Row> = all.into_iter().cloned().collect();
     let mut groups = group(&rows);
@@ -366,7 +369,7 @@ fn report_matrix(
         let first = match g.first_found() {
             Some((e, t, n)) if g.rows.len() > 1 => format!("{e:.0} ex, {t:.1} ms ({n}/{} seeds)", g.rows.len()),
             Some((e, t, _)) => format!("{e:.0} ex, {t:.1} ms"),
-            None if r.verdict == "fail" => "not timed".into(),
+            None if r.verdict == Verdict::Fail => "not timed".into(),
             None => "none".into(),
         };
         let verdict =
@@ -406,7 +409,7 @@ fn report_time_to_bug(md: &mut String, det: &[Row], shuttle: &[Row]) {
             let best = groups
                 .iter()
                 .filter(|g| g.first().scenario == info.name && g.first().revision == rev.name)
-                .filter_map(|g| g.first_found().map(|(e, t, _)| (t, e, g.first().checker.clone())))
+                .filter_map(|g| g.first_found().map(|(e, t, _)| (t, e, g.first().checker)))
                 .min_by(|a, b| a.0.total_cmp(&b.0));
             if groups.iter().all(|g| g.first().scenario != info.name) {
                 continue;

@@ -1,21 +1,19 @@
 //! `wbcheck`: run the verdict matrix of the writeback models, explain scenarios, print and replay
 //! counterexamples. Exit status: 0 when every verdict equals its expectation, 1 on a mismatch,
-//! 2 on bad input.
+//! 2 on bad input (clap's status for its own errors too).
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{
-    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, select_rows, Filter, Matrix, Progress, Row,
-    Shard,
+    find_scenario, join_parts, merge, run_matrix, run_row, select_rows, Catalogue, Filter, Matrix, Progress, Row, Shard,
 };
 use wb_checks::{picture, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
 use wb_models::panic::own_panic_hook;
-use wb_models::scenario::{scenarios, unknown};
 
 #[derive(Parser)]
 #[command(
@@ -30,8 +28,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List scenarios, their properties and revisions.
-    List,
+    /// List scenarios, their properties and revisions with each checker's expected verdict.
+    List {
+        #[arg(long, default_value = "text")]
+        format: Format,
+    },
     /// Print a scenario's header: pattern, thread diagram, properties, bounds, abstractions.
     Explain { scenario: String },
     /// Run one scenario revision under one checker and print its counterexamples.
@@ -40,13 +41,11 @@ enum Command {
         #[arg(long)]
         revision: String,
         #[arg(long)]
-        checker: String,
-        /// quick, scope or deep.
+        checker: Checker,
         #[arg(long, default_value = "quick")]
-        tier: String,
-        /// text or json.
+        tier: Tier,
         #[arg(long, default_value = "text")]
-        format: String,
+        format: Format,
         /// Also write the counterexamples as an SVG swimlane picture to this file.
         #[arg(long)]
         svg: Option<PathBuf>,
@@ -58,9 +57,8 @@ enum Command {
     Matrix {
         #[command(flatten)]
         rows: RowArgs,
-        /// table, md or json.
         #[arg(long, default_value = "table")]
-        format: String,
+        format: MatrixFormat,
     },
     /// Run the verdict matrix and write a static HTML page (matrix table, one SVG picture per
     /// counterexample) into a directory.
@@ -77,10 +75,10 @@ enum Command {
         scenario: String,
         #[arg(long)]
         revision: String,
-        /// loom, shuttle-pct or shuttle-random (the shuttle two share the model configuration);
-        /// default: loom for a `loom1:` handle, shuttle-random otherwise.
+        /// The shuttle two share the model configuration; default: loom for a `loom1:` handle,
+        /// shuttle-random otherwise.
         #[arg(long)]
-        checker: Option<String>,
+        checker: Option<Checker>,
         /// The counterexample's "replay" value.
         #[arg(long, required_unless_present = "fuzz_input", conflicts_with = "fuzz_input")]
         schedule: Option<String>,
@@ -88,7 +86,7 @@ enum Command {
         #[arg(long)]
         fuzz_input: Option<std::path::PathBuf>,
         #[arg(long, default_value = "quick")]
-        tier: String,
+        tier: Tier,
     },
     /// Print a scenario revision's litmus-shaped core as a C litmus test for herd7 and the
     /// kernel's tools/memory-model, with the result wbcheck's loom verdict predicts.
@@ -102,14 +100,12 @@ enum Command {
         /// The shards' `matrix --format json` outputs.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// table, md or json.
         #[arg(long, default_value = "table")]
-        format: String,
+        format: MatrixFormat,
     },
-    /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy) or
-    /// `folio-dirty` (seed 003's pgbench shape per folio policy).
+    /// Run a sequential writeback simulation.
     Simulate {
-        simulation: String,
+        simulation: Simulation,
         /// folio-dirty: also write the SVG plot of the charge ratio against the folio order here.
         #[arg(long)]
         svg: Option<PathBuf>,
@@ -124,8 +120,8 @@ enum Command {
         #[arg(long, default_value = "docs")]
         out: std::path::PathBuf,
         /// Shuttle seeds per row (1..=N).
-        #[arg(long, default_value = "3")]
-        seeds: String,
+        #[arg(long, default_value = "3", value_parser = positive::<u64>)]
+        seeds: u64,
         /// criterion's output directory.
         #[arg(long, default_value = "target/criterion")]
         criterion: std::path::PathBuf,
@@ -141,38 +137,58 @@ struct RowArgs {
     /// Only this revision (repeatable).
     #[arg(long)]
     revision: Vec<String>,
-    /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
+    /// Only this checker (repeatable).
     #[arg(long)]
-    checker: Vec<String>,
-    /// quick, scope or deep.
+    checker: Vec<Checker>,
     #[arg(long, default_value = "quick")]
-    tier: String,
+    tier: Tier,
     /// No progress on stderr (progress is shown only when stderr is a terminal).
     #[arg(long)]
     quiet: bool,
     /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle iterations
     /// split; combine the shards' JSON with `wbcheck merge`.
-    #[arg(long)]
-    shard: Option<String>,
+    #[arg(long, value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Processes running rows at once (default: $WBCHECK_JOBS, else the number of CPUs).
-    #[arg(long)]
+    #[arg(long, value_parser = positive::<usize>)]
     jobs: Option<usize>,
     /// Internal: run only this part (I/N) of the rows, as one of `--jobs` processes.
-    #[arg(long, hide = true)]
-    part: Option<String>,
+    #[arg(long, hide = true, value_parser = Shard::parse)]
+    part: Option<Shard>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MatrixFormat {
+    Table,
+    Md,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Simulation {
+    /// Seed 000's workload per policy.
+    ForeignFlush,
+    /// Seed 003's pgbench shape per folio policy.
+    FolioDirty,
+}
+
+/// A count of at least 1 (`--jobs`, `--seeds`).
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, String> {
+    s.parse().ok().filter(|n| *n >= T::from(1)).ok_or_else(|| "expected an integer of at least 1".into())
 }
 
 impl RowArgs {
     /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
     /// each row runs in a child process of its own (`--part`), N at a time.
     fn run(self) -> Result<Matrix, BadInput> {
-        let bounds = bounds(&self.tier)?;
-        let checkers =
-            self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
-        let shard = self.shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
-        let part = self.part.as_deref().map(Shard::parse).transpose().map_err(BadInput)?;
+        let bounds = Bounds::from_env(self.tier).map_err(BadInput)?;
         let jobs = match self.jobs {
-            Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
             Some(n) => n,
             None => default_jobs()?,
         };
@@ -180,11 +196,11 @@ impl RowArgs {
         let filter = Filter {
             scenarios: self.scenario.clone(),
             revisions: self.revision.clone(),
-            checkers,
-            shard,
-            part: part.unwrap_or(Shard::WHOLE),
+            checkers: self.checker.clone(),
+            shard: self.shard.unwrap_or(Shard::WHOLE),
+            part: self.part.unwrap_or(Shard::WHOLE),
         };
-        if part.is_none() && jobs > 1 {
+        if self.part.is_none() && jobs > 1 {
             return self.run_parts(&filter, &bounds, jobs, show);
         }
         let ticker = show.then(Ticker::start);
@@ -211,17 +227,18 @@ impl RowArgs {
         order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
         let command = |k: usize| {
             let mut cmd = std::process::Command::new(&exe);
-            cmd.args(["matrix", "--format", "json", "--quiet", "--tier", &self.tier]);
+            cmd.args(["matrix", "--format", "json", "--quiet", "--tier", self.tier.name()]);
             cmd.args(["--part", &format!("{}/{total}", k + 1)]);
-            for (flag, values) in
-                [("--scenario", &self.scenario), ("--revision", &self.revision), ("--checker", &self.checker)]
-            {
+            for (flag, values) in [("--scenario", &self.scenario), ("--revision", &self.revision)] {
                 values.iter().for_each(|v| {
                     cmd.args([flag, v]);
                 });
             }
-            if let Some(s) = &self.shard {
-                cmd.args(["--shard", s]);
+            for c in &self.checker {
+                cmd.args(["--checker", c.name()]);
+            }
+            if let Some(s) = self.shard {
+                cmd.args(["--shard", &s.to_string()]);
             }
             cmd
         };
@@ -253,7 +270,7 @@ impl RowArgs {
             workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
         })?;
         let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(join_parts(bounds.tier.name(), filter.shard, parts))
+        Ok(join_parts(bounds.tier, filter.shard, parts))
     }
 }
 
@@ -337,21 +354,11 @@ fn row_line(row: &Row) -> String {
 /// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
 struct BadInput(String);
 
-fn choice<'a>(what: &str, value: &str, valid: &[&'a str]) -> Result<&'a str, BadInput> {
-    valid.iter().copied().find(|v| *v == value).ok_or_else(|| BadInput(unknown(what, value, valid)))
-}
-
-fn bounds(tier: &str) -> Result<Bounds, BadInput> {
-    let names = Tier::ALL.map(|t| t.name());
-    let tier = Tier::from_name(choice("tier", tier, &names)?).expect("validated");
-    Bounds::from_env(tier).map_err(BadInput)
-}
-
-fn print_matrix(matrix: &Matrix, format: &str) {
+fn print_matrix(matrix: &Matrix, format: MatrixFormat) {
     match format {
-        "json" => println!("{}", serde_json::to_string_pretty(matrix).expect("the matrix serialises")),
-        "md" => print!("{}", render::markdown(matrix)),
-        _ => print!("{}", render::table(matrix)),
+        MatrixFormat::Json => println!("{}", serde_json::to_string_pretty(matrix).expect("the matrix serialises")),
+        MatrixFormat::Md => print!("{}", render::markdown(matrix)),
+        MatrixFormat::Table => print!("{}", render::table(matrix)),
     }
 }
 
@@ -365,14 +372,6 @@ fn default_jobs() -> Result<usize, BadInput> {
             .filter(|n| *n > 0)
             .ok_or_else(|| BadInput(format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer"))),
         Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
-/// A count of at least 1.
-fn positive(what: &str, value: &str) -> Result<u64, BadInput> {
-    match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(BadInput(format!("invalid value '{value}' for --{what}: expected an integer of at least 1"))),
     }
 }
 
@@ -398,20 +397,19 @@ fn exit_for(all_matched: bool) -> ExitCode {
 
 fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
     match command {
-        Command::List => {
-            for s in scenarios() {
-                let info = s.info();
-                println!("{}: {}", info.name, info.summary);
-                for (p, what) in info.properties {
-                    println!("  property {p}: {what}");
+        Command::List { format } => {
+            let catalogue = Catalogue::new();
+            if format == Format::Json {
+                println!("{}", serde_json::to_string_pretty(&catalogue).expect("the catalogue serialises"));
+                return Ok(ExitCode::SUCCESS);
+            }
+            for s in &catalogue.scenarios {
+                println!("{}: {}", s.name, s.summary);
+                for p in &s.properties {
+                    println!("  property {}: {}", p.name, p.asserts);
                 }
-                for r in &info.revisions {
-                    let verdicts: Vec<String> = Checker::ALL
-                        .iter()
-                        .map(|&c| {
-                            format!("{}={}", c.name(), if r.expected_violated(c).is_empty() { "pass" } else { "fail" })
-                        })
-                        .collect();
+                for r in &s.revisions {
+                    let verdicts: Vec<String> = r.expected.iter().map(|(c, v)| format!("{c}={v}")).collect();
                     println!("  revision {:<18} {}\n      {}", r.name, verdicts.join(" "), r.summary);
                 }
             }
@@ -423,10 +421,8 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {
-            let format = choice("format", &format, &["text", "json"])?;
-            let bounds = bounds(&tier)?;
+            let bounds = Bounds::from_env(tier).map_err(BadInput)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
-            let checker = parse_checker(&checker).map_err(BadInput)?;
             let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
             let panels = picture::row_panels(&row);
             if let Some(path) = &svg {
@@ -440,7 +436,7 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             if mermaid {
                 let diagrams: Vec<String> = panels.iter().map(picture::mermaid).collect();
                 print!("{}", diagrams.join("\n"));
-            } else if format == "json" {
+            } else if format == Format::Json {
                 println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
             } else {
                 print!("{}", render::row_text(&row));
@@ -448,14 +444,12 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             Ok(exit_for(row.matched))
         }
         Command::Matrix { rows, format } => {
-            let format = choice("format", &format, &["table", "md", "json"])?;
             let matrix = rows.run()?;
             print_matrix(&matrix, format);
             // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.
             Ok(exit_for(matrix.shard.is_some() || matrix.summary.mismatched == 0))
         }
         Command::Merge { files, format } => {
-            let format = choice("format", &format, &["table", "md", "json"])?;
             let shards = files
                 .iter()
                 .map(|f| {
@@ -477,11 +471,10 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
-            let bounds = bounds(&tier)?;
+            let bounds = Bounds::from_env(tier).map_err(BadInput)?;
             let s = find_scenario(&scenario).map_err(BadInput)?;
             let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
-            let checker = checker.unwrap_or_else(|| if is_loom { "loom" } else { "shuttle-random" }.into());
-            let checker = parse_checker(&checker).map_err(BadInput)?;
+            let checker = checker.unwrap_or(if is_loom { Checker::Loom } else { Checker::ShuttleRandom });
             let bytes = match &fuzz_input {
                 Some(path) => {
                     Some(std::fs::read(path).map_err(|e| BadInput(format!("cannot read {}: {e}", path.display())))?)
@@ -503,7 +496,7 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
         }
         Command::Simulate { simulation, svg } => {
             use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};
-            if choice("simulation", &simulation, &["foreign-flush", "folio-dirty"])? == "foreign-flush" {
+            if simulation == Simulation::ForeignFlush {
                 print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
                 return Ok(ExitCode::SUCCESS);
             }
@@ -515,12 +508,7 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { quick, out, seeds, criterion } => {
-            let opts = wb_checks::bench::BenchOptions {
-                quick,
-                out,
-                seeds: positive("seeds", &seeds)?,
-                criterion,
-            };
+            let opts = wb_checks::bench::BenchOptions { quick, out, seeds, criterion };
             wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
             Ok(ExitCode::SUCCESS)
         }

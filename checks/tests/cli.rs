@@ -1,5 +1,5 @@
-//! The `wbcheck` binary: bad input gets a one-line error naming the bad value and the valid
-//! ones and exit status 2, never a panic; the matrix JSON keeps DESIGN.md §5's contract.
+//! The `wbcheck` binary: bad input gets an error naming the bad value and the valid ones and exit
+//! status 2, never a panic; the matrix JSON keeps DESIGN.md §5's contract.
 
 use std::process::{Command, Output};
 
@@ -7,12 +7,16 @@ fn wbcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wbcheck")).args(args).output().expect("wbcheck runs")
 }
 
+/// The error's first line names the bad value; the error (that line, or clap's list of possible
+/// values under it) names a valid one.
 fn assert_bad_input(args: &[&str], bad: &str, a_valid_one: &str) {
     let out = wbcheck(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     let first = stderr.lines().next().unwrap_or_default();
-    assert!(first.contains(bad) && first.contains(a_valid_one), "{args:?}: first line {first:?}");
+    assert!(first.starts_with("error: ") && first.contains(bad), "{args:?}: first line {first:?}");
+    let error = stderr.split("\n\n").next().unwrap_or_default();
+    assert!(error.contains(a_valid_one), "{args:?}: {error:?} names no valid value");
     assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"), "{args:?}: {stderr}");
 }
 
@@ -38,12 +42,50 @@ fn unknown_checker() {
 #[test]
 fn bad_format_and_tier() {
     assert_bad_input(&["matrix", "--format", "xml"], "'xml'", "json");
+    assert_bad_input(&["list", "--format", "md"], "'md'", "json");
     assert_bad_input(&["matrix", "--tier", "huge"], "'huge'", "deep");
     assert_bad_input(
         &["run", "dontcache-kick", "--revision", "v7", "--checker", "oracle", "--format", "yaml"],
         "'yaml'",
         "text",
     );
+}
+
+/// `.ci/run` reads the catalogue from `wbcheck list --format json`: the text listing's
+/// scenarios, revisions and expected verdicts, every checker of every revision.
+#[test]
+fn list_json_is_the_text_listing() {
+    let json = wbcheck(&["list", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("one JSON object on stdout");
+    assert_eq!(v["tool"], "wbcheck");
+    let mut from_json = Vec::new();
+    for s in v["scenarios"].as_array().unwrap() {
+        for r in s["revisions"].as_array().unwrap() {
+            assert_eq!(r["expected"].as_object().unwrap().len(), 4, "{r}");
+            let verdicts: Vec<String> = ["loom", "shuttle-pct", "shuttle-random", "oracle"]
+                .map(|c| format!("{c}={}", r["expected"][c].as_str().unwrap()))
+                .into();
+            from_json.push(format!(
+                "{} {} {}",
+                s["name"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                verdicts.join(" ")
+            ));
+        }
+    }
+    let text = String::from_utf8(wbcheck(&["list"]).stdout).unwrap();
+    let mut from_text = Vec::new();
+    let mut scenario = "";
+    for line in text.lines() {
+        if let Some((name, _)) = line.split_once(": ").filter(|_| !line.starts_with(' ')) {
+            scenario = name;
+        } else if let Some(rest) = line.strip_prefix("  revision ") {
+            from_text.push(format!("{scenario} {}", rest.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+    }
+    assert_eq!(from_json, from_text);
+    assert!(from_json.iter().any(|r| r.contains("shuttle-pct=pass shuttle-random=pass")));
 }
 
 #[test]
@@ -255,7 +297,8 @@ fn loom_counterexamples_replay_from_their_handle() {
     let text = String::from_utf8_lossy(&out.stdout);
     let steps = row["counterexample"]["steps"].as_array().unwrap();
     assert!(text.starts_with("configuration: dontcache-writer"), "{text}");
-    let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("placement:")).skip(1).take(steps.len()).collect();
+    let lines: Vec<&str> =
+        text.lines().skip_while(|l| !l.starts_with("placement:")).skip(1).take(steps.len()).collect();
     for (line, s) in lines.iter().zip(steps) {
         let want = format!(
             "{}  {}: {}",
