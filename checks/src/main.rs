@@ -186,8 +186,8 @@ fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, 
 impl RowArgs {
     /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
     /// each row runs in a child process of its own (`--part`), N at a time.
-    fn run(self) -> Result<Matrix, BadInput> {
-        let bounds = Bounds::from_env(self.tier).map_err(BadInput)?;
+    fn run(self) -> Result<Matrix, String> {
+        let bounds = Bounds::from_env(self.tier)?;
         let jobs = match self.jobs {
             Some(n) => n,
             None => default_jobs()?,
@@ -212,16 +212,16 @@ impl RowArgs {
         if let Some(t) = ticker {
             t.stop();
         }
-        matrix.map_err(BadInput)
+        matrix
     }
 
     /// Run every selected row in a child process of this binary (`--part K/ROWS` selects row K),
     /// `jobs` at a time, loom rows first: they are the long ones, and a pool drained longest
     /// first finishes soonest. Processes rather than threads: loom and the runner's panic hook
     /// keep per-process state, and a row that aborts takes only its own process down.
-    fn run_parts(&self, filter: &Filter, bounds: &Bounds, jobs: usize, show: bool) -> Result<Matrix, BadInput> {
-        let exe = std::env::current_exe().map_err(|e| BadInput(format!("cannot find wbcheck's own binary: {e}")))?;
-        let rows = select_rows(filter, bounds).map_err(BadInput)?;
+    fn run_parts(&self, filter: &Filter, bounds: &Bounds, jobs: usize, show: bool) -> Result<Matrix, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
+        let rows = select_rows(filter, bounds)?;
         let total = rows.len();
         let mut order: Vec<usize> = (0..total).collect();
         order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
@@ -245,17 +245,16 @@ impl RowArgs {
         let start = std::time::Instant::now();
         let next = std::sync::atomic::AtomicUsize::new(0);
         let results = std::sync::Mutex::new(Vec::new());
-        let worker = || -> Result<(), BadInput> {
+        let worker = || -> Result<(), String> {
             loop {
                 let Some(&k) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else {
                     return Ok(());
                 };
-                let out = command(k)
-                    .output()
-                    .map_err(|e| BadInput(format!("cannot run the matrix process for row {}: {e}", k + 1)))?;
+                let out =
+                    command(k).output().map_err(|e| format!("cannot run the matrix process for row {}: {e}", k + 1))?;
                 let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
                     let err = String::from_utf8_lossy(&out.stderr);
-                    BadInput(err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string())
+                    err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string()
                 })?;
                 if show {
                     for row in &m.results {
@@ -351,26 +350,51 @@ fn row_line(row: &Row) -> String {
     )
 }
 
-/// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
-struct BadInput(String);
+/// Why a command ended early.
+enum Stop {
+    /// Bad input (a one-line error that names the bad value and the valid ones), or a file that
+    /// cannot be read or written: exit 2.
+    Error(String),
+    /// Whoever read stdout has gone (`wbcheck list | head -1`): nothing is left to say, exit 0.
+    StdoutClosed,
+}
 
-fn print_matrix(matrix: &Matrix, format: MatrixFormat) {
+impl From<String> for Stop {
+    fn from(message: String) -> Stop {
+        Stop::Error(message)
+    }
+}
+
+/// Print to stdout. Every command prints through this rather than `print!`, which panics when
+/// the reader has closed the pipe.
+fn emit(text: impl std::fmt::Display) -> Result<(), Stop> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    write!(stdout, "{text}").and_then(|()| stdout.flush()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Stop::StdoutClosed,
+        _ => Stop::Error(format!("cannot write to stdout: {e}")),
+    })
+}
+
+fn print_matrix(matrix: &Matrix, format: MatrixFormat) -> Result<(), Stop> {
     match format {
-        MatrixFormat::Json => println!("{}", serde_json::to_string_pretty(matrix).expect("the matrix serialises")),
-        MatrixFormat::Md => print!("{}", render::markdown(matrix)),
-        MatrixFormat::Table => print!("{}", render::table(matrix)),
+        MatrixFormat::Json => {
+            emit(format_args!("{}\n", serde_json::to_string_pretty(matrix).expect("the matrix serialises")))
+        }
+        MatrixFormat::Md => emit(render::markdown(matrix)),
+        MatrixFormat::Table => emit(render::table(matrix)),
     }
 }
 
 /// `$WBCHECK_JOBS`, else the number of CPUs.
-fn default_jobs() -> Result<usize, BadInput> {
+fn default_jobs() -> Result<usize, String> {
     match std::env::var("WBCHECK_JOBS") {
         Ok(v) => v
             .trim()
             .parse::<usize>()
             .ok()
             .filter(|n| *n > 0)
-            .ok_or_else(|| BadInput(format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer"))),
+            .ok_or_else(|| format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer")),
         Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
     }
 }
@@ -380,7 +404,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(code) => code,
-        Err(BadInput(message)) => {
+        Err(Stop::StdoutClosed) => ExitCode::SUCCESS,
+        Err(Stop::Error(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
@@ -395,57 +420,60 @@ fn exit_for(all_matched: bool) -> ExitCode {
     }
 }
 
-fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
+fn dispatch(command: Command) -> Result<ExitCode, Stop> {
     match command {
         Command::List { format } => {
             let catalogue = Catalogue::new();
             if format == Format::Json {
-                println!("{}", serde_json::to_string_pretty(&catalogue).expect("the catalogue serialises"));
+                emit(format_args!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&catalogue).expect("the catalogue serialises")
+                ))?;
                 return Ok(ExitCode::SUCCESS);
             }
             for s in &catalogue.scenarios {
-                println!("{}: {}", s.name, s.summary);
+                emit(format_args!("{}: {}\n", s.name, s.summary))?;
                 for p in &s.properties {
-                    println!("  property {}: {}", p.name, p.asserts);
+                    emit(format_args!("  property {}: {}\n", p.name, p.asserts))?;
                 }
                 for r in &s.revisions {
                     let verdicts: Vec<String> = r.expected.iter().map(|(c, v)| format!("{c}={v}")).collect();
-                    println!("  revision {:<18} {}\n      {}", r.name, verdicts.join(" "), r.summary);
+                    emit(format_args!("  revision {:<18} {}\n      {}\n", r.name, verdicts.join(" "), r.summary))?;
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { scenario } => {
-            let info = find_scenario(&scenario).map_err(BadInput)?.info();
-            println!("{}\n{}", info.header, info.scope.render());
+            let info = find_scenario(&scenario)?.info();
+            emit(format_args!("{}\n{}\n", info.header, info.scope.render()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {
-            let bounds = Bounds::from_env(tier).map_err(BadInput)?;
-            let s = find_scenario(&scenario).map_err(BadInput)?;
-            let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
+            let bounds = Bounds::from_env(tier)?;
+            let s = find_scenario(&scenario)?;
+            let row = run_row(s, &revision, checker, &bounds)?;
             let panels = picture::row_panels(&row);
             if let Some(path) = &svg {
                 if panels.is_empty() {
                     eprintln!("no counterexample: {} not written", path.display());
                 } else {
                     std::fs::write(path, picture::svg(&panels))
-                        .map_err(|e| BadInput(format!("cannot write --svg {}: {e}", path.display())))?;
+                        .map_err(|e| format!("cannot write --svg {}: {e}", path.display()))?;
                 }
             }
             if mermaid {
                 let diagrams: Vec<String> = panels.iter().map(picture::mermaid).collect();
-                print!("{}", diagrams.join("\n"));
+                emit(diagrams.join("\n"))?;
             } else if format == Format::Json {
-                println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
+                emit(format_args!("{}\n", serde_json::to_string_pretty(&row).expect("rows serialise")))?;
             } else {
-                print!("{}", render::row_text(&row));
+                emit(render::row_text(&row))?;
             }
             Ok(exit_for(row.matched))
         }
         Command::Matrix { rows, format } => {
             let matrix = rows.run()?;
-            print_matrix(&matrix, format);
+            print_matrix(&matrix, format)?;
             // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.
             Ok(exit_for(matrix.shard.is_some() || matrix.summary.mismatched == 0))
         }
@@ -457,59 +485,56 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                     serde_json::from_str::<Matrix>(&text)
                         .map_err(|e| format!("{} is not a wbcheck matrix JSON: {e}", f.display()))
                 })
-                .collect::<Result<Vec<_>, String>>()
-                .map_err(BadInput)?;
-            let matrix = merge(shards).map_err(BadInput)?;
-            print_matrix(&matrix, format);
+                .collect::<Result<Vec<_>, String>>()?;
+            let matrix = merge(shards)?;
+            print_matrix(&matrix, format)?;
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Report { rows, out } => {
-            report::prepare(&out).map_err(BadInput)?;
+            report::prepare(&out)?;
             let matrix = rows.run()?;
-            let files = report::write(&matrix, &out).map_err(BadInput)?;
-            println!("wrote {} ({} files)", out.join("index.html").display(), files.len());
+            let files = report::write(&matrix, &out)?;
+            emit(format_args!("wrote {} ({} files)\n", out.join("index.html").display(), files.len()))?;
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
-            let bounds = Bounds::from_env(tier).map_err(BadInput)?;
-            let s = find_scenario(&scenario).map_err(BadInput)?;
+            let bounds = Bounds::from_env(tier)?;
+            let s = find_scenario(&scenario)?;
             let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
             let checker = checker.unwrap_or(if is_loom { Checker::Loom } else { Checker::ShuttleRandom });
             let bytes = match &fuzz_input {
-                Some(path) => {
-                    Some(std::fs::read(path).map_err(|e| BadInput(format!("cannot read {}: {e}", path.display())))?)
-                }
+                Some(path) => Some(std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?),
                 None => None,
             };
             let source = match (&bytes, &schedule) {
                 (Some(b), _) => ShuttleSchedule::Bytes(b),
                 (None, Some(s)) => ShuttleSchedule::Recorded(s),
-                (None, None) => return Err(BadInput("replay needs --schedule or --fuzz-input".into())),
+                (None, None) => return Err(Stop::Error("replay needs --schedule or --fuzz-input".into())),
             };
-            let replayed = s.replay(&revision, checker, source, &bounds).map_err(BadInput)?;
-            print!("{}", render::replayed_text(&replayed));
+            let replayed = s.replay(&revision, checker, source, &bounds)?;
+            emit(render::replayed_text(&replayed))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Litmus { scenario, revision } => {
-            print!("{}", wb_models::litmus::export(&scenario, &revision).map_err(BadInput)?);
+            emit(wb_models::litmus::export(&scenario, &revision)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate { simulation, svg } => {
             use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};
             if simulation == Simulation::ForeignFlush {
-                print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
+                emit(wb_checks::simulate::report(&wb_checks::simulate::SEED_000))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            print!("{}", fd::report(&PGBENCH));
+            emit(fd::report(&PGBENCH))?;
             if let Some(path) = svg {
                 std::fs::write(&path, fd::svg(&fd::order_curve(&PGBENCH)))
-                    .map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { quick, out, seeds, criterion } => {
             let opts = wb_checks::bench::BenchOptions { quick, out, seeds, criterion };
-            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
+            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }

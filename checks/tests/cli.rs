@@ -1,7 +1,8 @@
 //! The `wbcheck` binary: bad input gets an error naming the bad value and the valid ones and exit
 //! status 2, never a panic; the matrix JSON keeps DESIGN.md §5's contract.
 
-use std::process::{Command, Output};
+use std::io::BufRead;
+use std::process::{Command, Output, Stdio};
 
 fn wbcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wbcheck")).args(args).output().expect("wbcheck runs")
@@ -86,6 +87,40 @@ fn list_json_is_the_text_listing() {
     }
     assert_eq!(from_json, from_text);
     assert!(from_json.iter().any(|r| r.contains("shuttle-pct=pass shuttle-random=pass")));
+}
+
+/// `wbcheck list | head -1`: a reader that goes away ends wbcheck quietly with status 0, as it
+/// ends `cat`, not in a panic about the broken pipe.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let spawn = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wbcheck"));
+        cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("wbcheck runs")
+    };
+    let assert_quiet = |args: &[&str], out: Output| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    };
+    // As `head -1` does: read a line, then close the pipe.
+    let mut child = spawn(&["list"]);
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("dontcache-kick: "), "{line}");
+    assert_quiet(&["list"], child.wait_with_output().unwrap());
+    // Closed before the first byte, so every command meets the closed pipe whatever it prints.
+    for args in [
+        &["list", "--format", "json"][..],
+        &["explain", "wb-pin"],
+        &["litmus", "dontcache-kick", "--revision", "v7"],
+        &["run", "dontcache-kick", "--revision", "v7", "--checker", "oracle"],
+        &["matrix", "--scenario", "percpu-counter", "--checker", "oracle"],
+        &["simulate", "foreign-flush"],
+    ] {
+        let mut child = spawn(args);
+        drop(child.stdout.take());
+        assert_quiet(args, child.wait_with_output().unwrap());
+    }
 }
 
 #[test]
