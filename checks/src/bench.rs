@@ -7,6 +7,8 @@
 //! output directory when present (`cargo bench -p wb-core --bench core_ops` writes it).
 
 use crate::matrix::{run_matrix, Filter, Row, Verdict};
+use crate::pool;
+use crate::progress::RowProgress;
 use crate::svg::{Chart, Series};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -181,7 +183,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     // 1. The matrix: loom and the oracle once, shuttle once per seed.
     progress("matrix: loom and oracle");
     let det_start = Instant::now();
-    let det = run_matrix(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds, |_| ())?.results;
+    let det = rows(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds)?;
     let det_secs = det_start.elapsed().as_secs_f64();
     let mut shuttle_rows = Vec::new();
     let mut shuttle_secs = Vec::new();
@@ -189,8 +191,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         progress(&format!("matrix: shuttle, seed {seed}"));
         let bounds = Bounds { seed, ..plan.bounds.clone() };
         let t = Instant::now();
-        shuttle_rows
-            .extend(run_matrix(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds, |_| ())?.results);
+        shuttle_rows.extend(rows(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds)?);
         shuttle_secs.push(t.elapsed().as_secs_f64());
     }
 
@@ -265,6 +266,12 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     Ok(())
 }
 
+/// Run rows in this process, one after another, with progress on a terminal.
+fn rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<Row>, String> {
+    let progress = RowProgress::new(true, false);
+    Ok(run_matrix(filter, bounds, |event| progress.show(event))?.results)
+}
+
 /// One run of the matrix as a user runs it.
 struct ParallelMatrix {
     jobs: usize,
@@ -273,24 +280,14 @@ struct ParallelMatrix {
     matched: usize,
 }
 
-/// Run `wbcheck matrix` (this binary) over the plan's scenarios and bounds with `--jobs` = the
-/// CPUs, and time it from outside: process start-up and the pool included.
+/// Run the plan's matrix as `wbcheck matrix` runs it (the process pool, `--jobs` = the CPUs), and
+/// time it from outside the pool: its processes' start-up included.
 fn parallel_matrix(plan: &Plan) -> Result<ParallelMatrix, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(["matrix", "--quiet", "--format", "json", "--jobs", &jobs.to_string()]);
-    for s in &plan.scenarios {
-        cmd.args(["--scenario", s.info().name]);
-    }
-    let b = &plan.bounds;
-    cmd.env("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".to_string(), |p| p.to_string()));
-    cmd.env("WBCHECK_SHUTTLE_ITERS", b.shuttle_iterations.to_string());
+    let progress = RowProgress::new(false, false);
     let t = Instant::now();
-    let out = cmd.output().map_err(|e| format!("cannot run the matrix: {e}"))?;
+    let m = pool::run(&plan.filter(&Checker::ALL), &plan.bounds, jobs, |event| progress.show(event))?;
     let secs = t.elapsed().as_secs_f64();
-    let m: crate::matrix::Matrix = serde_json::from_slice(&out.stdout)
-        .map_err(|_| format!("the matrix run failed: {}", String::from_utf8_lossy(&out.stderr).trim()))?;
     let matched = m.results.iter().filter(|r| r.matched).count();
     Ok(ParallelMatrix { jobs, secs, rows: m.results.len(), matched })
 }

@@ -9,6 +9,8 @@ pub mod matrix;
 pub mod oracle;
 pub mod oracle_check;
 pub mod picture;
+pub mod pool;
+pub mod progress;
 pub mod render;
 pub mod report;
 pub mod simulate;

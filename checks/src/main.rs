@@ -3,13 +3,11 @@
 //! 2 on bad input (clap's status for its own errors too).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wb_checks::matrix::{
-    find_scenario, join_parts, merge, run_matrix, run_row, select_rows, Catalogue, Filter, Matrix, Progress, Row, Shard,
-};
-use wb_checks::{picture, render, report};
+use wb_checks::matrix::{find_scenario, merge, run_matrix, run_row, Catalogue, Filter, Matrix, Shard};
+use wb_checks::progress::RowProgress;
+use wb_checks::{picture, pool, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
@@ -184,170 +182,29 @@ fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, 
 }
 
 impl RowArgs {
-    /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
-    /// each row runs in a child process of its own (`--part`), N at a time.
+    /// Run the selected rows, with progress on a terminal. With `--jobs N` (N > 1) each row runs
+    /// in a child process of its own (the process pool), N at a time.
     fn run(self) -> Result<Matrix, String> {
         let bounds = Bounds::from_env(self.tier)?;
         let jobs = match self.jobs {
             Some(n) => n,
             None => default_jobs()?,
         };
-        let show = !self.quiet && std::io::stderr().is_terminal();
         let filter = Filter {
-            scenarios: self.scenario.clone(),
-            revisions: self.revision.clone(),
-            checkers: self.checker.clone(),
+            scenarios: self.scenario,
+            revisions: self.revision,
+            checkers: self.checker,
             shard: self.shard.unwrap_or(Shard::WHOLE),
             part: self.part.unwrap_or(Shard::WHOLE),
         };
-        if self.part.is_none() && jobs > 1 {
-            return self.run_parts(&filter, &bounds, jobs, show);
-        }
-        let ticker = show.then(Ticker::start);
-        let matrix = run_matrix(&filter, &bounds, |event| {
-            if let Some(t) = &ticker {
-                t.show(event);
-            }
-        });
-        if let Some(t) = ticker {
-            t.stop();
-        }
-        matrix
-    }
-
-    /// Run every selected row in a child process of this binary (`--part K/ROWS` selects row K),
-    /// `jobs` at a time, loom rows first: they are the long ones, and a pool drained longest
-    /// first finishes soonest. Processes rather than threads: loom and the runner's panic hook
-    /// keep per-process state, and a row that aborts takes only its own process down.
-    fn run_parts(&self, filter: &Filter, bounds: &Bounds, jobs: usize, show: bool) -> Result<Matrix, String> {
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
-        let rows = select_rows(filter, bounds)?;
-        let total = rows.len();
-        let mut order: Vec<usize> = (0..total).collect();
-        order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
-        let command = |k: usize| {
-            let mut cmd = std::process::Command::new(&exe);
-            cmd.args(["matrix", "--format", "json", "--quiet", "--tier", self.tier.name()]);
-            cmd.args(["--part", &format!("{}/{total}", k + 1)]);
-            for (flag, values) in [("--scenario", &self.scenario), ("--revision", &self.revision)] {
-                values.iter().for_each(|v| {
-                    cmd.args([flag, v]);
-                });
-            }
-            for c in &self.checker {
-                cmd.args(["--checker", c.name()]);
-            }
-            if let Some(s) = self.shard {
-                cmd.args(["--shard", &s.to_string()]);
-            }
-            cmd
-        };
-        let start = std::time::Instant::now();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results = std::sync::Mutex::new(Vec::new());
-        let worker = || -> Result<(), String> {
-            loop {
-                let Some(&k) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else {
-                    return Ok(());
-                };
-                let out =
-                    command(k).output().map_err(|e| format!("cannot run the matrix process for row {}: {e}", k + 1))?;
-                let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
-                    let err = String::from_utf8_lossy(&out.stderr);
-                    err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string()
-                })?;
-                if show {
-                    for row in &m.results {
-                        eprintln!("{:>6.1} s  {}", start.elapsed().as_secs_f64(), row_line(row));
-                    }
-                }
-                results.lock().unwrap_or_else(|e| e.into_inner()).push(m);
-            }
-        };
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..jobs.min(total)).map(|_| scope.spawn(worker)).collect();
-            workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        })?;
-        let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(join_parts(bounds.tier, filter.shard, parts))
-    }
-}
-
-/// Progress on a terminal's stderr: a line per finished row, and under it a status line
-/// (elapsed time, the row running, its executions so far) refreshed every second.
-struct Ticker {
-    state: std::sync::Arc<std::sync::Mutex<TickerState>>,
-    thread: std::thread::JoinHandle<()>,
-}
-
-struct TickerState {
-    start: std::time::Instant,
-    /// The row running (a list, as rows start and finish), and the executions started before it.
-    running: Vec<String>,
-    base: u64,
-    done: bool,
-}
-
-impl Ticker {
-    fn start() -> Ticker {
-        let state = std::sync::Arc::new(std::sync::Mutex::new(TickerState {
-            start: std::time::Instant::now(),
-            running: Vec::new(),
-            base: 0,
-            done: false,
-        }));
-        let s = state.clone();
-        let thread = std::thread::spawn(move || loop {
-            std::thread::park_timeout(std::time::Duration::from_secs(1));
-            let st = s.lock().unwrap_or_else(|e| e.into_inner());
-            if st.done {
-                return;
-            }
-            if !st.running.is_empty() {
-                let n = wb_models::harness::executions_started() - st.base;
-                let rows = st.running.join(", ");
-                eprint!("\r\x1b[K{:>6.1} s  running {rows}: {n} executions", st.start.elapsed().as_secs_f64());
-            }
-        });
-        Ticker { state, thread }
-    }
-
-    fn show(&self, event: Progress<'_>) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match event {
-            Progress::Started { scenario, revision, checker } => {
-                if st.running.is_empty() {
-                    st.base = wb_models::harness::executions_started();
-                }
-                st.running.push(format!("{scenario} {revision} {}", checker.name()));
-            }
-            Progress::Finished(row) => {
-                let label = format!("{} {} {}", row.scenario, row.revision, row.checker);
-                st.running.retain(|r| *r != label);
-                eprintln!("\r\x1b[K{:>6.1} s  {}", st.start.elapsed().as_secs_f64(), row_line(row));
-            }
+        let pooled = self.part.is_none() && jobs > 1;
+        let progress = RowProgress::new(!pooled, self.quiet);
+        if pooled {
+            pool::run(&filter, &bounds, jobs, |event| progress.show(event))
+        } else {
+            run_matrix(&filter, &bounds, |event| progress.show(event))
         }
     }
-
-    fn stop(self) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).done = true;
-        self.thread.thread().unpark();
-        let _ = self.thread.join();
-    }
-}
-
-fn row_line(row: &Row) -> String {
-    format!(
-        "{:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
-        row.scenario,
-        row.revision,
-        row.checker,
-        row.expected,
-        row.verdict,
-        row.executions,
-        row.millis,
-        if row.matched { "" } else { "  MISMATCH" }
-    )
 }
 
 /// Why a command ended early.

@@ -81,7 +81,7 @@ impl Verdict {
 
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -345,9 +345,11 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
-/// What [`run_matrix`] reports while it runs.
+/// What [`run_matrix`] and the process pool report while they run.
 #[derive(Debug, Clone, Copy)]
 pub enum Progress<'a> {
+    /// How many rows will run.
+    Planned(usize),
     /// A row is about to run.
     Started { scenario: &'a str, revision: &'a str, checker: Checker },
     /// A row has finished.
@@ -406,11 +408,11 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
 /// Validate the filter, then run every selected row of this shard and part, in catalogue order;
 /// `progress` sees each row start and finish.
 pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
+    let (skip, step) = (filter.part.index, filter.part.count);
+    let rows: Vec<PlannedRow> = select_rows(filter, bounds)?.into_iter().skip(skip).step_by(step).collect();
+    progress(Progress::Planned(rows.len()));
     let mut results = Vec::new();
-    for (i, r) in select_rows(filter, bounds)?.into_iter().enumerate() {
-        if i % filter.part.count != filter.part.index {
-            continue;
-        }
+    for r in rows {
         progress(Progress::Started { scenario: r.scenario.info().name, revision: r.revision, checker: r.checker });
         let row = run_row(r.scenario, r.revision, r.checker, &r.bounds)?;
         progress(Progress::Finished(&row));

@@ -7,7 +7,7 @@ macro_rules! spelled_by_name {
     ($t:ty, $what:literal) => {
         impl std::fmt::Display for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.name())
+                f.pad(self.name())
             }
         }
 
