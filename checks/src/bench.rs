@@ -6,7 +6,9 @@
 //! seed and reports medians and the spread. The core's criterion benches are read from criterion's
 //! output directory when present (`cargo bench -p wb-core --bench core_ops` writes it).
 
-use crate::matrix::{run_matrix, Filter, Row};
+use crate::matrix::{run_matrix, Filter, Row, Verdict};
+use crate::pool;
+use crate::progress::RowProgress;
 use crate::svg::{Chart, Series};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -131,10 +133,10 @@ impl Group<'_> {
 }
 
 fn group(rows: &[Row]) -> Vec<Group<'_>> {
-    let mut order: Vec<(String, String, String)> = Vec::new();
-    let mut by: BTreeMap<(String, String, String), Vec<&Row>> = BTreeMap::new();
+    let mut order: Vec<(String, String, Checker)> = Vec::new();
+    let mut by: BTreeMap<(String, String, Checker), Vec<&Row>> = BTreeMap::new();
     for r in rows {
-        let key = (r.scenario.clone(), r.revision.clone(), r.checker.clone());
+        let key = (r.scenario.clone(), r.revision.clone(), r.checker);
         if !by.contains_key(&key) {
             order.push(key.clone());
         }
@@ -182,7 +184,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     // 1. The matrix: loom and the oracle once, shuttle once per seed.
     progress("matrix: loom and oracle");
     let det_start = Instant::now();
-    let det = run_matrix(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds, |_| ())?.results;
+    let det = rows(&plan.filter(&[Checker::Loom, Checker::Oracle]), &plan.bounds)?;
     let det_secs = det_start.elapsed().as_secs_f64();
     let mut shuttle_rows = Vec::new();
     let mut shuttle_secs = Vec::new();
@@ -190,8 +192,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         progress(&format!("matrix: shuttle, seed {seed}"));
         let bounds = Bounds { seed, ..plan.bounds.clone() };
         let t = Instant::now();
-        shuttle_rows
-            .extend(run_matrix(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds, |_| ())?.results);
+        shuttle_rows.extend(rows(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds)?);
         shuttle_secs.push(t.elapsed().as_secs_f64());
     }
 
@@ -209,14 +210,14 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
             if let Some(r) = det.iter().find(|r| {
                 r.scenario == name
                     && r.revision == rev
-                    && r.checker == "loom"
+                    && r.checker == Checker::Loom
                     && r.bounds.get("preemptions") == Some(&(p as u64))
             }) {
                 points.push(SweepPoint {
                     x: p,
                     executions: r.executions,
                     millis: r.millis,
-                    bounded: r.verdict == "bounded",
+                    bounded: r.verdict == Verdict::Bounded,
                 });
                 continue;
             }
@@ -283,6 +284,12 @@ fn write_page(path: &Path, md: &str) -> Result<(), String> {
     std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// Run rows in this process, one after another, with progress on a terminal.
+fn rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<Row>, String> {
+    let progress = RowProgress::new(true, false);
+    Ok(run_matrix(filter, bounds, |event| progress.show(event))?.results)
+}
+
 /// One run of the matrix as a user runs it.
 struct ParallelMatrix {
     jobs: usize,
@@ -291,24 +298,14 @@ struct ParallelMatrix {
     matched: usize,
 }
 
-/// Run `wbcheck matrix` (this binary) over the plan's scenarios and bounds with `--jobs` = the
-/// CPUs, and time it from outside: process start-up and the pool included.
+/// Run the plan's matrix as `wbcheck matrix` runs it (the process pool, `--jobs` = the CPUs), and
+/// time it from outside the pool: its processes' start-up included.
 fn parallel_matrix(plan: &Plan) -> Result<ParallelMatrix, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(["matrix", "--quiet", "--format", "json", "--jobs", &jobs.to_string()]);
-    for s in &plan.scenarios {
-        cmd.args(["--scenario", s.info().name]);
-    }
-    let b = &plan.bounds;
-    cmd.env("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".to_string(), |p| p.to_string()));
-    cmd.env("WBCHECK_SHUTTLE_ITERS", b.shuttle_iterations.to_string());
+    let progress = RowProgress::new(false, false);
     let t = Instant::now();
-    let out = cmd.output().map_err(|e| format!("cannot run the matrix: {e}"))?;
+    let m = pool::run(&plan.filter(&Checker::ALL), &plan.bounds, jobs, |event| progress.show(event))?;
     let secs = t.elapsed().as_secs_f64();
-    let m: crate::matrix::Matrix = serde_json::from_slice(&out.stdout)
-        .map_err(|_| format!("the matrix run failed: {}", String::from_utf8_lossy(&out.stderr).trim()))?;
     let matched = m.results.iter().filter(|r| r.matched).count();
     Ok(ParallelMatrix { jobs, secs, rows: m.results.len(), matched })
 }
@@ -365,7 +362,7 @@ fn report_matrix(
     );
     let _ = writeln!(md, "|---|---|---|---|---:|---:|---:|---|");
     let mut all: Vec<&Row> = det.iter().chain(shuttle).collect();
-    let order = |r: &Row| Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(0);
+    let order = |r: &Row| r.checker;
     all.sort_by_key(|r| (r.scenario.clone(), order(r)));
     let rows: Vec<Row> = all.into_iter().cloned().collect();
     let mut groups = group(&rows);
@@ -387,7 +384,7 @@ fn report_matrix(
         let first = match g.first_found() {
             Some((e, t, n)) if g.rows.len() > 1 => format!("{e:.0} ex, {t:.1} ms ({n}/{} seeds)", g.rows.len()),
             Some((e, t, _)) => format!("{e:.0} ex, {t:.1} ms"),
-            None if r.verdict == "fail" => "not timed".into(),
+            None if r.verdict == Verdict::Fail => "not timed".into(),
             None => "none".into(),
         };
         let verdict =
@@ -427,7 +424,7 @@ fn report_time_to_bug(md: &mut String, det: &[Row], shuttle: &[Row]) {
             let best = groups
                 .iter()
                 .filter(|g| g.first().scenario == info.name && g.first().revision == rev.name)
-                .filter_map(|g| g.first_found().map(|(e, t, _)| (t, e, g.first().checker.clone())))
+                .filter_map(|g| g.first_found().map(|(e, t, _)| (t, e, g.first().checker)))
                 .min_by(|a, b| a.0.total_cmp(&b.0));
             if groups.iter().all(|g| g.first().scenario != info.name) {
                 continue;

@@ -8,6 +8,8 @@ pub mod fuzz;
 pub mod matrix;
 pub mod oracle;
 pub mod picture;
+pub mod pool;
+pub mod progress;
 pub mod render;
 pub mod report;
 pub mod simulate;

@@ -1,22 +1,17 @@
 //! `wbcheck`: run the verdict matrix of the writeback models, explain scenarios, print and replay
 //! counterexamples. Exit status: 0 when every verdict equals its expectation, 1 on a mismatch,
-//! 2 on bad input.
+//! 2 on bad input (clap's status for its own errors too).
 
-use clap::{Args, Parser, Subcommand};
-use std::io::IsTerminal;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wb_checks::matrix::{
-    find_scenario, join_parts, merge, parse_checker, run_matrix, run_row, select_rows, Filter, Matrix, Progress, Row,
-    Shard,
-};
-use wb_checks::{picture, render, report};
+use wb_checks::matrix::{find_scenario, merge, run_matrix, run_row, Catalogue, Filter, Matrix, Shard};
+use wb_checks::progress::RowProgress;
+use wb_checks::{picture, pool, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
 use wb_models::outcome::Checker;
 use wb_models::panic::own_panic_hook;
-use wb_models::registry::scenarios;
-use wb_models::scenario::unknown;
 
 #[derive(Parser)]
 #[command(
@@ -31,8 +26,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List scenarios, their properties and revisions.
-    List,
+    /// List scenarios, their properties and revisions with each checker's expected verdict.
+    List {
+        #[arg(long, default_value = "text")]
+        format: Format,
+    },
     /// Print a scenario's header: pattern, thread diagram, properties, bounds, abstractions.
     Explain { scenario: String },
     /// Run one scenario revision under one checker and print its counterexamples.
@@ -41,13 +39,11 @@ enum Command {
         #[arg(long)]
         revision: String,
         #[arg(long)]
-        checker: String,
-        /// quick, scope or deep.
+        checker: Checker,
         #[arg(long, default_value = "quick")]
-        tier: String,
-        /// text or json.
+        tier: Tier,
         #[arg(long, default_value = "text")]
-        format: String,
+        format: Format,
         /// Also write the counterexamples as an SVG swimlane picture to this file.
         #[arg(long)]
         svg: Option<PathBuf>,
@@ -59,9 +55,8 @@ enum Command {
     Matrix {
         #[command(flatten)]
         rows: RowArgs,
-        /// table, md or json.
         #[arg(long, default_value = "table")]
-        format: String,
+        format: MatrixFormat,
     },
     /// Run the verdict matrix and write a static HTML page (matrix table, one SVG picture per
     /// counterexample) into a directory.
@@ -78,10 +73,10 @@ enum Command {
         scenario: String,
         #[arg(long)]
         revision: String,
-        /// loom, shuttle-pct or shuttle-random (the shuttle two share the model configuration);
-        /// default: loom for a `loom1:` handle, shuttle-random otherwise.
+        /// The shuttle two share the model configuration; default: loom for a `loom1:` handle,
+        /// shuttle-random otherwise.
         #[arg(long)]
-        checker: Option<String>,
+        checker: Option<Checker>,
         /// The counterexample's "replay" value.
         #[arg(long, required_unless_present = "fuzz_input", conflicts_with = "fuzz_input")]
         schedule: Option<String>,
@@ -89,7 +84,7 @@ enum Command {
         #[arg(long)]
         fuzz_input: Option<std::path::PathBuf>,
         #[arg(long, default_value = "quick")]
-        tier: String,
+        tier: Tier,
     },
     /// Print a scenario revision's litmus-shaped core as a C litmus test for herd7 and the
     /// kernel's tools/memory-model, with the result wbcheck's loom verdict predicts.
@@ -103,14 +98,12 @@ enum Command {
         /// The shards' `matrix --format json` outputs.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// table, md or json.
         #[arg(long, default_value = "table")]
-        format: String,
+        format: MatrixFormat,
     },
-    /// Run a sequential writeback simulation: `foreign-flush` (seed 000's workload per policy) or
-    /// `folio-dirty` (seed 003's pgbench shape per folio policy).
+    /// Run a sequential writeback simulation.
     Simulate {
-        simulation: String,
+        simulation: Simulation,
         /// folio-dirty: also write the SVG plot of the charge ratio against the folio order here.
         #[arg(long)]
         svg: Option<PathBuf>,
@@ -125,8 +118,8 @@ enum Command {
         #[arg(long, default_value = "docs")]
         out: std::path::PathBuf,
         /// Shuttle seeds per row (1..=N).
-        #[arg(long, default_value = "3")]
-        seeds: String,
+        #[arg(long, default_value = "3", value_parser = positive::<u64>)]
+        seeds: u64,
         /// criterion's output directory.
         #[arg(long, default_value = "target/criterion")]
         criterion: std::path::PathBuf,
@@ -142,238 +135,124 @@ struct RowArgs {
     /// Only this revision (repeatable).
     #[arg(long)]
     revision: Vec<String>,
-    /// Only this checker (repeatable): loom, shuttle-pct, shuttle-random, oracle.
+    /// Only this checker (repeatable).
     #[arg(long)]
-    checker: Vec<String>,
-    /// quick, scope or deep.
+    checker: Vec<Checker>,
     #[arg(long, default_value = "quick")]
-    tier: String,
+    tier: Tier,
     /// No progress on stderr (progress is shown only when stderr is a terminal).
     #[arg(long)]
     quiet: bool,
     /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle iterations
     /// split; combine the shards' JSON with `wbcheck merge`.
-    #[arg(long)]
-    shard: Option<String>,
+    #[arg(long, value_parser = Shard::parse)]
+    shard: Option<Shard>,
     /// Processes running rows at once (default: $WBCHECK_JOBS, else the number of CPUs).
-    #[arg(long)]
+    #[arg(long, value_parser = positive::<usize>)]
     jobs: Option<usize>,
     /// Internal: run only this part (I/N) of the rows, as one of `--jobs` processes.
-    #[arg(long, hide = true)]
-    part: Option<String>,
+    #[arg(long, hide = true, value_parser = Shard::parse)]
+    part: Option<Shard>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MatrixFormat {
+    Table,
+    Md,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Simulation {
+    /// Seed 000's workload per policy.
+    ForeignFlush,
+    /// Seed 003's pgbench shape per folio policy.
+    FolioDirty,
+}
+
+/// A count of at least 1 (`--jobs`, `--seeds`).
+fn positive<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, String> {
+    s.parse().ok().filter(|n| *n >= T::from(1)).ok_or_else(|| "expected an integer of at least 1".into())
 }
 
 impl RowArgs {
-    /// Run the selected rows, with a progress line per row on a terminal. With `--jobs N` (N > 1)
-    /// each row runs in a child process of its own (`--part`), N at a time.
-    fn run(self) -> Result<Matrix, BadInput> {
-        let bounds = bounds(&self.tier)?;
-        let checkers =
-            self.checker.iter().map(|c| parse_checker(c)).collect::<Result<Vec<_>, _>>().map_err(BadInput)?;
-        let shard = self.shard.as_deref().map(Shard::parse).transpose().map_err(BadInput)?.unwrap_or(Shard::WHOLE);
-        let part = self.part.as_deref().map(Shard::parse).transpose().map_err(BadInput)?;
+    /// Run the selected rows, with progress on a terminal. With `--jobs N` (N > 1) each row runs
+    /// in a child process of its own (the process pool), N at a time.
+    fn run(self) -> Result<Matrix, String> {
+        let bounds = Bounds::from_env(self.tier)?;
         let jobs = match self.jobs {
-            Some(0) => return Err(BadInput("--jobs must be at least 1".into())),
             Some(n) => n,
             None => default_jobs()?,
         };
-        let show = !self.quiet && std::io::stderr().is_terminal();
         let filter = Filter {
-            scenarios: self.scenario.clone(),
-            revisions: self.revision.clone(),
-            checkers,
-            shard,
-            part: part.unwrap_or(Shard::WHOLE),
+            scenarios: self.scenario,
+            revisions: self.revision,
+            checkers: self.checker,
+            shard: self.shard.unwrap_or(Shard::WHOLE),
+            part: self.part.unwrap_or(Shard::WHOLE),
         };
-        if part.is_none() && jobs > 1 {
-            return self.run_parts(&filter, &bounds, jobs, show);
-        }
-        let ticker = show.then(Ticker::start);
-        let matrix = run_matrix(&filter, &bounds, |event| {
-            if let Some(t) = &ticker {
-                t.show(event);
-            }
-        });
-        if let Some(t) = ticker {
-            t.stop();
-        }
-        matrix.map_err(BadInput)
-    }
-
-    /// Run every selected row in a child process of this binary (`--part K/ROWS` selects row K),
-    /// `jobs` at a time, loom rows first: they are the long ones, and a pool drained longest
-    /// first finishes soonest. Processes rather than threads: loom and the runner's panic hook
-    /// keep per-process state, and a row that aborts takes only its own process down.
-    fn run_parts(&self, filter: &Filter, bounds: &Bounds, jobs: usize, show: bool) -> Result<Matrix, BadInput> {
-        let exe = std::env::current_exe().map_err(|e| BadInput(format!("cannot find wbcheck's own binary: {e}")))?;
-        let rows = select_rows(filter, bounds).map_err(BadInput)?;
-        let total = rows.len();
-        let mut order: Vec<usize> = (0..total).collect();
-        order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
-        let command = |k: usize| {
-            let mut cmd = std::process::Command::new(&exe);
-            cmd.args(["matrix", "--format", "json", "--quiet", "--tier", &self.tier]);
-            cmd.args(["--part", &format!("{}/{total}", k + 1)]);
-            for (flag, values) in
-                [("--scenario", &self.scenario), ("--revision", &self.revision), ("--checker", &self.checker)]
-            {
-                values.iter().for_each(|v| {
-                    cmd.args([flag, v]);
-                });
-            }
-            if let Some(s) = &self.shard {
-                cmd.args(["--shard", s]);
-            }
-            cmd
-        };
-        let start = std::time::Instant::now();
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let results = std::sync::Mutex::new(Vec::new());
-        let worker = || -> Result<(), BadInput> {
-            loop {
-                let Some(&k) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else {
-                    return Ok(());
-                };
-                let out = command(k)
-                    .output()
-                    .map_err(|e| BadInput(format!("cannot run the matrix process for row {}: {e}", k + 1)))?;
-                let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
-                    let err = String::from_utf8_lossy(&out.stderr);
-                    BadInput(err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string())
-                })?;
-                if show {
-                    for row in &m.results {
-                        eprintln!("{:>6.1} s  {}", start.elapsed().as_secs_f64(), row_line(row));
-                    }
-                }
-                results.lock().unwrap_or_else(|e| e.into_inner()).push(m);
-            }
-        };
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..jobs.min(total)).map(|_| scope.spawn(worker)).collect();
-            workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-        })?;
-        let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(join_parts(bounds.tier.name(), filter.shard, parts))
-    }
-}
-
-/// Progress on a terminal's stderr: a line per finished row, and under it a status line
-/// (elapsed time, the row running, its executions so far) refreshed every second.
-struct Ticker {
-    state: std::sync::Arc<std::sync::Mutex<TickerState>>,
-    thread: std::thread::JoinHandle<()>,
-}
-
-struct TickerState {
-    start: std::time::Instant,
-    /// The row running (a list, as rows start and finish), and the executions started before it.
-    running: Vec<String>,
-    base: u64,
-    done: bool,
-}
-
-impl Ticker {
-    fn start() -> Ticker {
-        let state = std::sync::Arc::new(std::sync::Mutex::new(TickerState {
-            start: std::time::Instant::now(),
-            running: Vec::new(),
-            base: 0,
-            done: false,
-        }));
-        let s = state.clone();
-        let thread = std::thread::spawn(move || loop {
-            std::thread::park_timeout(std::time::Duration::from_secs(1));
-            let st = s.lock().unwrap_or_else(|e| e.into_inner());
-            if st.done {
-                return;
-            }
-            if !st.running.is_empty() {
-                let n = wb_models::harness::executions_started() - st.base;
-                let rows = st.running.join(", ");
-                eprint!("\r\x1b[K{:>6.1} s  running {rows}: {n} executions", st.start.elapsed().as_secs_f64());
-            }
-        });
-        Ticker { state, thread }
-    }
-
-    fn show(&self, event: Progress<'_>) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match event {
-            Progress::Started { scenario, revision, checker } => {
-                if st.running.is_empty() {
-                    st.base = wb_models::harness::executions_started();
-                }
-                st.running.push(format!("{scenario} {revision} {}", checker.name()));
-            }
-            Progress::Finished(row) => {
-                let label = format!("{} {} {}", row.scenario, row.revision, row.checker);
-                st.running.retain(|r| *r != label);
-                eprintln!("\r\x1b[K{:>6.1} s  {}", st.start.elapsed().as_secs_f64(), row_line(row));
-            }
+        let pooled = self.part.is_none() && jobs > 1;
+        let progress = RowProgress::new(!pooled, self.quiet);
+        if pooled {
+            pool::run(&filter, &bounds, jobs, |event| progress.show(event))
+        } else {
+            run_matrix(&filter, &bounds, |event| progress.show(event))
         }
     }
+}
 
-    fn stop(self) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).done = true;
-        self.thread.thread().unpark();
-        let _ = self.thread.join();
+/// Why a command ended early.
+enum Stop {
+    /// Bad input (a one-line error that names the bad value and the valid ones), or a file that
+    /// cannot be read or written: exit 2.
+    Error(String),
+    /// Whoever read stdout has gone (`wbcheck list | head -1`): nothing is left to say, exit 0.
+    StdoutClosed,
+}
+
+impl From<String> for Stop {
+    fn from(message: String) -> Stop {
+        Stop::Error(message)
     }
 }
 
-fn row_line(row: &Row) -> String {
-    format!(
-        "{:<20} {:<28} {:<15} expected {:<4} got {:<7} {:>9} executions {:>7} ms{}",
-        row.scenario,
-        row.revision,
-        row.checker,
-        row.expected,
-        row.verdict,
-        row.executions,
-        row.millis,
-        if row.matched { "" } else { "  MISMATCH" }
-    )
+/// Print to stdout. Every command prints through this rather than `print!`, which panics when
+/// the reader has closed the pipe.
+fn emit(text: impl std::fmt::Display) -> Result<(), Stop> {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    write!(stdout, "{text}").and_then(|()| stdout.flush()).map_err(|e| match e.kind() {
+        std::io::ErrorKind::BrokenPipe => Stop::StdoutClosed,
+        _ => Stop::Error(format!("cannot write to stdout: {e}")),
+    })
 }
 
-/// Bad input: exit 2 with a one-line error that names the bad value and the valid ones.
-struct BadInput(String);
-
-fn choice<'a>(what: &str, value: &str, valid: &[&'a str]) -> Result<&'a str, BadInput> {
-    valid.iter().copied().find(|v| *v == value).ok_or_else(|| BadInput(unknown(what, value, valid)))
-}
-
-fn bounds(tier: &str) -> Result<Bounds, BadInput> {
-    let names = Tier::ALL.map(|t| t.name());
-    let tier = Tier::from_name(choice("tier", tier, &names)?).expect("validated");
-    Bounds::from_env(tier).map_err(BadInput)
-}
-
-fn print_matrix(matrix: &Matrix, format: &str) {
+fn print_matrix(matrix: &Matrix, format: MatrixFormat) -> Result<(), Stop> {
     match format {
-        "json" => println!("{}", serde_json::to_string_pretty(matrix).expect("the matrix serialises")),
-        "md" => print!("{}", render::markdown(matrix)),
-        _ => print!("{}", render::table(matrix)),
+        MatrixFormat::Json => {
+            emit(format_args!("{}\n", serde_json::to_string_pretty(matrix).expect("the matrix serialises")))
+        }
+        MatrixFormat::Md => emit(render::markdown(matrix)),
+        MatrixFormat::Table => emit(render::table(matrix)),
     }
 }
 
 /// `$WBCHECK_JOBS`, else the number of CPUs.
-fn default_jobs() -> Result<usize, BadInput> {
+fn default_jobs() -> Result<usize, String> {
     match std::env::var("WBCHECK_JOBS") {
         Ok(v) => v
             .trim()
             .parse::<usize>()
             .ok()
             .filter(|n| *n > 0)
-            .ok_or_else(|| BadInput(format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer"))),
+            .ok_or_else(|| format!("invalid value '{v}' for WBCHECK_JOBS: expected a positive integer")),
         Err(_) => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
-    }
-}
-
-/// A count of at least 1.
-fn positive(what: &str, value: &str) -> Result<u64, BadInput> {
-    match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(BadInput(format!("invalid value '{value}' for --{what}: expected an integer of at least 1"))),
     }
 }
 
@@ -382,7 +261,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(code) => code,
-        Err(BadInput(message)) => {
+        Err(Stop::StdoutClosed) => ExitCode::SUCCESS,
+        Err(Stop::Error(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
@@ -397,66 +277,64 @@ fn exit_for(all_matched: bool) -> ExitCode {
     }
 }
 
-fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
+fn dispatch(command: Command) -> Result<ExitCode, Stop> {
     match command {
-        Command::List => {
-            for s in scenarios() {
-                let info = s.info();
-                println!("{}: {}", info.name, info.summary);
-                for (p, what) in info.properties {
-                    println!("  property {p}: {what}");
+        Command::List { format } => {
+            let catalogue = Catalogue::new();
+            if format == Format::Json {
+                emit(format_args!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&catalogue).expect("the catalogue serialises")
+                ))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            for s in &catalogue.scenarios {
+                emit(format_args!("{}: {}\n", s.name, s.summary))?;
+                for p in &s.properties {
+                    emit(format_args!("  property {}: {}\n", p.name, p.asserts))?;
                 }
-                for r in &info.revisions {
-                    let verdicts: Vec<String> = Checker::ALL
-                        .iter()
-                        .map(|&c| {
-                            format!("{}={}", c.name(), if r.expected_violated(c).is_empty() { "pass" } else { "fail" })
-                        })
-                        .collect();
-                    println!("  revision {:<18} {}\n      {}", r.name, verdicts.join(" "), r.summary);
+                for r in &s.revisions {
+                    let verdicts: Vec<String> = r.expected.iter().map(|(c, v)| format!("{c}={v}")).collect();
+                    emit(format_args!("  revision {:<18} {}\n      {}\n", r.name, verdicts.join(" "), r.summary))?;
                 }
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { scenario } => {
-            let info = find_scenario(&scenario).map_err(BadInput)?.info();
-            println!("{}\n{}", info.header, info.scope.render());
+            let info = find_scenario(&scenario)?.info();
+            emit(format_args!("{}\n{}\n", info.header, info.scope.render()))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run { scenario, revision, checker, tier, format, svg, mermaid } => {
-            let format = choice("format", &format, &["text", "json"])?;
-            let bounds = bounds(&tier)?;
-            let s = find_scenario(&scenario).map_err(BadInput)?;
-            let checker = parse_checker(&checker).map_err(BadInput)?;
-            let row = run_row(s, &revision, checker, &bounds).map_err(BadInput)?;
+            let bounds = Bounds::from_env(tier)?;
+            let s = find_scenario(&scenario)?;
+            let row = run_row(s, &revision, checker, &bounds)?;
             let panels = picture::row_panels(&row);
             if let Some(path) = &svg {
                 if panels.is_empty() {
                     eprintln!("no counterexample: {} not written", path.display());
                 } else {
                     std::fs::write(path, picture::svg(&panels))
-                        .map_err(|e| BadInput(format!("cannot write --svg {}: {e}", path.display())))?;
+                        .map_err(|e| format!("cannot write --svg {}: {e}", path.display()))?;
                 }
             }
             if mermaid {
                 let diagrams: Vec<String> = panels.iter().map(picture::mermaid).collect();
-                print!("{}", diagrams.join("\n"));
-            } else if format == "json" {
-                println!("{}", serde_json::to_string_pretty(&row).expect("rows serialise"));
+                emit(diagrams.join("\n"))?;
+            } else if format == Format::Json {
+                emit(format_args!("{}\n", serde_json::to_string_pretty(&row).expect("rows serialise")))?;
             } else {
-                print!("{}", render::row_text(&row));
+                emit(render::row_text(&row))?;
             }
             Ok(exit_for(row.matched))
         }
         Command::Matrix { rows, format } => {
-            let format = choice("format", &format, &["table", "md", "json"])?;
             let matrix = rows.run()?;
-            print_matrix(&matrix, format);
+            print_matrix(&matrix, format)?;
             // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.
             Ok(exit_for(matrix.shard.is_some() || matrix.summary.mismatched == 0))
         }
         Command::Merge { files, format } => {
-            let format = choice("format", &format, &["table", "md", "json"])?;
             let shards = files
                 .iter()
                 .map(|f| {
@@ -464,60 +342,56 @@ fn dispatch(command: Command) -> Result<ExitCode, BadInput> {
                     serde_json::from_str::<Matrix>(&text)
                         .map_err(|e| format!("{} is not a wbcheck matrix JSON: {e}", f.display()))
                 })
-                .collect::<Result<Vec<_>, String>>()
-                .map_err(BadInput)?;
-            let matrix = merge(shards).map_err(BadInput)?;
-            print_matrix(&matrix, format);
+                .collect::<Result<Vec<_>, String>>()?;
+            let matrix = merge(shards)?;
+            print_matrix(&matrix, format)?;
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Report { rows, out } => {
-            report::prepare(&out).map_err(BadInput)?;
+            report::prepare(&out)?;
             let matrix = rows.run()?;
-            let files = report::write(&matrix, &out).map_err(BadInput)?;
-            println!("wrote {} ({} files)", out.join("index.html").display(), files.len());
+            let files = report::write(&matrix, &out)?;
+            emit(format_args!("wrote {} ({} files)\n", out.join("index.html").display(), files.len()))?;
             Ok(exit_for(matrix.summary.mismatched == 0))
         }
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
-            let bounds = bounds(&tier)?;
-            let s = find_scenario(&scenario).map_err(BadInput)?;
+            let bounds = Bounds::from_env(tier)?;
+            let s = find_scenario(&scenario)?;
             let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
-            let checker = checker.unwrap_or_else(|| if is_loom { "loom" } else { "shuttle-random" }.into());
-            let checker = parse_checker(&checker).map_err(BadInput)?;
+            let checker = checker.unwrap_or(if is_loom { Checker::Loom } else { Checker::ShuttleRandom });
             let bytes = match &fuzz_input {
-                Some(path) => {
-                    Some(std::fs::read(path).map_err(|e| BadInput(format!("cannot read {}: {e}", path.display())))?)
-                }
+                Some(path) => Some(std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?),
                 None => None,
             };
             let source = match (&bytes, &schedule) {
                 (Some(b), _) => ShuttleSchedule::Bytes(b),
                 (None, Some(s)) => ShuttleSchedule::Recorded(s),
-                (None, None) => return Err(BadInput("replay needs --schedule or --fuzz-input".into())),
+                (None, None) => return Err(Stop::Error("replay needs --schedule or --fuzz-input".into())),
             };
-            let replayed = s.replay(&revision, checker, source, &bounds).map_err(BadInput)?;
-            print!("{}", render::replayed_text(&replayed));
+            let replayed = s.replay(&revision, checker, source, &bounds)?;
+            emit(render::replayed_text(&replayed))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Litmus { scenario, revision } => {
-            print!("{}", wb_models::litmus::export(&scenario, &revision).map_err(BadInput)?);
+            emit(wb_models::litmus::export(&scenario, &revision)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate { simulation, svg } => {
             use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};
-            if choice("simulation", &simulation, &["foreign-flush", "folio-dirty"])? == "foreign-flush" {
-                print!("{}", wb_checks::simulate::report(&wb_checks::simulate::SEED_000));
+            if simulation == Simulation::ForeignFlush {
+                emit(wb_checks::simulate::report(&wb_checks::simulate::SEED_000))?;
                 return Ok(ExitCode::SUCCESS);
             }
-            print!("{}", fd::report(&PGBENCH));
+            emit(fd::report(&PGBENCH))?;
             if let Some(path) = svg {
                 std::fs::write(&path, fd::svg(&fd::order_curve(&PGBENCH)))
-                    .map_err(|e| BadInput(format!("cannot write {}: {e}", path.display())))?;
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { quick, out, seeds, criterion } => {
-            let opts = wb_checks::bench::BenchOptions { quick, out, seeds: positive("seeds", &seeds)?, criterion };
-            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}")).map_err(BadInput)?;
+            let opts = wb_checks::bench::BenchOptions { quick, out, seeds, criterion };
+            wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}"))?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -4,7 +4,7 @@
 use crate::oracle;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use wb_models::bounds::Bounds;
+use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
 use wb_models::registry;
 use wb_models::scenario::{unknown, Scenario};
@@ -49,14 +49,51 @@ impl From<&Counterexample> for CounterexampleJson {
     }
 }
 
+/// What a row found, or was expected to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    /// The search stopped at a limit (time, permutations) before finishing: a violation it found
+    /// stands, but a pass cannot be claimed, so the row never matches.
+    Bounded,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Bounded => "bounded",
+        }
+    }
+
+    /// The verdict of a search, or of an expectation (never bounded): a violation is established
+    /// even by a partial search; a pass only by a finished one.
+    pub fn of(bounded: bool, violated: bool) -> Verdict {
+        match (bounded, violated) {
+            (true, _) => Verdict::Bounded,
+            (false, true) => Verdict::Fail,
+            (false, false) => Verdict::Pass,
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// One row of the matrix.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
     pub scenario: String,
     pub revision: String,
-    pub checker: String,
-    pub expected: String,
-    pub verdict: String,
+    pub checker: Checker,
+    pub expected: Verdict,
+    pub verdict: Verdict,
     pub executions: u64,
     /// How many configurations of the scenario's declared scope the row ran.
     #[serde(default)]
@@ -100,21 +137,12 @@ impl Row {
     ) -> Row {
         let violated: Vec<String> = outcome.violated().into_iter().map(String::from).collect();
         let expected_violated: Vec<String> = expected_violated.into_iter().map(String::from).collect();
-        // A violation is established even by a partial search; a pass only by a finished one.
-        let verdict = if outcome.bounded {
-            "bounded"
-        } else if violated.is_empty() {
-            "pass"
-        } else {
-            "fail"
-        };
-        let matched = verdict != "bounded" && violated == expected_violated;
-        let verdict = verdict.to_string();
+        let verdict = Verdict::of(outcome.bounded, !violated.is_empty());
         Row {
             scenario: scenario.into(),
             revision: revision.into(),
-            checker: checker.name().into(),
-            expected: if expected_violated.is_empty() { "pass" } else { "fail" }.to_string(),
+            checker,
+            expected: Verdict::of(false, !expected_violated.is_empty()),
             verdict,
             executions: outcome.executions,
             configurations: outcome.configurations,
@@ -122,12 +150,12 @@ impl Row {
             bounds: outcome.bounds.iter().cloned().collect(),
             property: outcome.counterexamples.first().map(|c| c.property.to_string()),
             counterexample: outcome.counterexamples.first().map(CounterexampleJson::from),
-            violated,
-            expected_violated,
             counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
             first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
             min_preemptions: outcome.counterexamples.iter().filter_map(|c| c.min_preemptions).min(),
-            matched,
+            matched: verdict != Verdict::Bounded && violated == expected_violated,
+            violated,
+            expected_violated,
         }
     }
 }
@@ -143,7 +171,7 @@ pub struct Summary {
 pub struct Matrix {
     pub tool: String,
     pub version: String,
-    pub tier: String,
+    pub tier: Tier,
     /// `I/N` when this is one shard of a split run (see [`Shard`]); absent for a whole run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
@@ -152,12 +180,12 @@ pub struct Matrix {
 }
 
 impl Matrix {
-    fn new(tier: &str, shard: Option<String>, results: Vec<Row>) -> Matrix {
+    fn new(tier: Tier, shard: Option<String>, results: Vec<Row>) -> Matrix {
         let matched = results.iter().filter(|r| r.matched).count();
         Matrix {
             tool: "wbcheck".into(),
             version: env!("CARGO_PKG_VERSION").into(),
-            tier: tier.into(),
+            tier,
             shard,
             summary: Summary { total: results.len(), matched, mismatched: results.len() - matched },
             results,
@@ -190,7 +218,7 @@ impl Shard {
     }
 
     fn label(self) -> Option<String> {
-        (self.count > 1).then(|| format!("{}/{}", self.index + 1, self.count))
+        (self.count > 1).then(|| self.to_string())
     }
 
     /// This shard's bounds for a shuttle row.
@@ -201,6 +229,13 @@ impl Shard {
             seed: bounds.seed + self.index as u64,
             ..bounds.clone()
         }
+    }
+}
+
+/// `I/N`, as [`Shard::parse`] reads it.
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index + 1, self.count)
     }
 }
 
@@ -235,9 +270,67 @@ pub fn find_scenario(name: &str) -> Result<&'static dyn Scenario, String> {
     })
 }
 
-/// Resolve a checker name or fail with the valid names.
-pub fn parse_checker(name: &str) -> Result<Checker, String> {
-    Checker::from_name(name).ok_or_else(|| unknown("checker", name, &Checker::ALL.map(|c| c.name())))
+/// `wbcheck list --format json`: the catalogue, each revision with the verdict each checker is
+/// expected to reach (`.ci/run` picks its fuzz runs from it).
+#[derive(Debug, Serialize)]
+pub struct Catalogue {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub scenarios: Vec<CatalogueScenario>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CatalogueScenario {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub properties: Vec<CatalogueProperty>,
+    pub revisions: Vec<CatalogueRevision>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CatalogueProperty {
+    pub name: &'static str,
+    pub asserts: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CatalogueRevision {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Per checker, in [`Checker::ALL`] order: pass or fail.
+    pub expected: BTreeMap<Checker, Verdict>,
+}
+
+impl Catalogue {
+    pub fn new() -> Catalogue {
+        let scenarios = registry::scenarios()
+            .iter()
+            .map(|s| {
+                let info = s.info();
+                CatalogueScenario {
+                    name: info.name,
+                    summary: info.summary,
+                    properties: info
+                        .properties
+                        .iter()
+                        .map(|&(name, asserts)| CatalogueProperty { name, asserts })
+                        .collect(),
+                    revisions: info
+                        .revisions
+                        .iter()
+                        .map(|r| CatalogueRevision {
+                            name: r.name,
+                            summary: r.summary,
+                            expected: Checker::ALL
+                                .map(|c| (c, Verdict::of(false, !r.expected_violated(c).is_empty())))
+                                .into(),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        Catalogue { tool: "wbcheck", version: env!("CARGO_PKG_VERSION"), scenarios }
+    }
 }
 
 /// Run one row.
@@ -253,9 +346,11 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
     Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
 }
 
-/// What [`run_matrix`] reports while it runs.
+/// What [`run_matrix`] and the process pool report while they run.
 #[derive(Debug, Clone, Copy)]
 pub enum Progress<'a> {
+    /// How many rows will run.
+    Planned(usize),
     /// A row is about to run.
     Started { scenario: &'a str, revision: &'a str, checker: Checker },
     /// A row has finished.
@@ -314,33 +409,32 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
 /// Validate the filter, then run every selected row of this shard and part, in catalogue order;
 /// `progress` sees each row start and finish.
 pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
+    let (skip, step) = (filter.part.index, filter.part.count);
+    let rows: Vec<PlannedRow> = select_rows(filter, bounds)?.into_iter().skip(skip).step_by(step).collect();
+    progress(Progress::Planned(rows.len()));
     let mut results = Vec::new();
-    for (i, r) in select_rows(filter, bounds)?.into_iter().enumerate() {
-        if i % filter.part.count != filter.part.index {
-            continue;
-        }
+    for r in rows {
         progress(Progress::Started { scenario: r.scenario.info().name, revision: r.revision, checker: r.checker });
         let row = run_row(r.scenario, r.revision, r.checker, &r.bounds)?;
         progress(Progress::Finished(&row));
         results.push(row);
     }
-    Ok(Matrix::new(bounds.tier.name(), filter.shard.label(), results))
+    Ok(Matrix::new(bounds.tier, filter.shard.label(), results))
 }
 
 /// Put the rows of several parts of one run together again, in catalogue order (for `--jobs`).
-pub fn join_parts(tier: &str, shard: Shard, parts: Vec<Matrix>) -> Matrix {
+pub fn join_parts(tier: Tier, shard: Shard, parts: Vec<Matrix>) -> Matrix {
     let mut rows: Vec<Row> = parts.into_iter().flat_map(|m| m.results).collect();
     rows.sort_by_key(catalogue_order);
     Matrix::new(tier, shard.label(), rows)
 }
 
 /// A row's place in the catalogue: scenario, revision, checker.
-fn catalogue_order(r: &Row) -> (usize, usize, usize) {
+fn catalogue_order(r: &Row) -> (usize, usize, Checker) {
     let all = registry::scenarios();
     let s = all.iter().position(|s| s.info().name == r.scenario).unwrap_or(usize::MAX);
     let v = all.get(s).and_then(|s| s.info().revisions.iter().position(|v| v.name == r.revision)).unwrap_or(usize::MAX);
-    let c = Checker::ALL.iter().position(|c| c.name() == r.checker).unwrap_or(usize::MAX);
-    (s, v, c)
+    (s, v, r.checker)
 }
 
 /// Recombine the shards of one split run (any order) into the whole matrix: per row, executions
@@ -362,7 +456,7 @@ pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
         let got: Vec<String> = parts.iter().map(|(s, _)| format!("{}/{}", s.index + 1, s.count)).collect();
         return Err(format!("expected shards 1/{count} to {count}/{count} once each, got {}", got.join(", ")));
     }
-    let tier = parts[0].1.tier.clone();
+    let tier = parts[0].1.tier;
     if parts.iter().any(|(_, m)| m.tier != tier) {
         return Err("the shards were run at different tiers".into());
     }
@@ -379,7 +473,7 @@ pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
         }
     }
     merged.sort_by_key(catalogue_order);
-    Ok(Matrix::new(&tier, None, merged))
+    Ok(Matrix::new(tier, None, merged))
 }
 
 /// Add a later shard's part of a row to `into`.
@@ -398,14 +492,7 @@ fn absorb(into: &mut Row, part: Row) {
         (into.property, into.counterexample, into.first_counterexample) =
             (part.property, part.counterexample, part.first_counterexample);
     }
-    let bounded = into.verdict == "bounded" || part.verdict == "bounded";
-    into.verdict = if bounded {
-        "bounded"
-    } else if into.violated.is_empty() {
-        "pass"
-    } else {
-        "fail"
-    }
-    .into();
+    let bounded = into.verdict == Verdict::Bounded || part.verdict == Verdict::Bounded;
+    into.verdict = Verdict::of(bounded, !into.violated.is_empty());
     into.matched = !bounded && into.violated == into.expected_violated;
 }

@@ -28,9 +28,9 @@ fn cells(r: &Row) -> [String; 9] {
     [
         r.scenario.clone(),
         r.revision.clone(),
-        r.checker.clone(),
-        r.expected.clone(),
-        r.verdict.clone(),
+        r.checker.to_string(),
+        r.expected.to_string(),
+        r.verdict.to_string(),
         status(r).into(),
         r.executions.to_string(),
         r.millis.to_string(),

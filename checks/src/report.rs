@@ -66,9 +66,9 @@ pub fn write(m: &Matrix, dir: &Path) -> Result<Vec<PathBuf>, String> {
     );
     for r in &m.results {
         let verdict = if r.counterexamples.is_empty() {
-            xml_escape(&r.verdict)
+            xml_escape(r.verdict.name())
         } else {
-            format!("<a href=\"#{}\">{}</a>", xml_escape(&anchor(r)), xml_escape(&r.verdict))
+            format!("<a href=\"#{}\">{}</a>", xml_escape(&anchor(r)), xml_escape(r.verdict.name()))
         };
         let _ = writeln!(
             html,
@@ -77,7 +77,7 @@ pub fn write(m: &Matrix, dir: &Path) -> Result<Vec<PathBuf>, String> {
             if r.matched { "" } else { " class=\"mismatch\"" },
             xml_escape(&r.scenario),
             xml_escape(&r.revision),
-            xml_escape(&r.checker),
+            xml_escape(r.checker.name()),
             r.expected,
             r.verdict,
             if r.matched { "ok" } else { "MISMATCH" },
@@ -95,7 +95,7 @@ pub fn write(m: &Matrix, dir: &Path) -> Result<Vec<PathBuf>, String> {
             xml_escape(&anchor(r)),
             xml_escape(&r.scenario),
             xml_escape(&r.revision),
-            xml_escape(&r.checker)
+            xml_escape(r.checker.name())
         );
         for panel in row_panels(r) {
             let stem = picture_stem(r, panel.property);

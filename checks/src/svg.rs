@@ -1,8 +1,9 @@
-//! A small SVG line chart: a few series over a numeric x axis, y linear or log-scaled. Enough for
-//! the performance report's plots; no plotting dependency.
+//! The performance report's line charts (and `simulate folio-dirty --svg`'s), drawn by plotters'
+//! SVG backend: a few series over a numeric x axis, y linear or log-scaled.
 
-use crate::picture::xml_escape;
-use std::fmt::Write as _;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 /// One line of a chart: its label and its (x, y) points.
 #[derive(Debug, Clone)]
@@ -22,112 +23,90 @@ pub struct Chart {
     pub series: Vec<Series>,
 }
 
-const COLOURS: [&str; 6] = ["#c0392b", "#2471a3", "#229954", "#7d3c98", "#d68910", "#566573"];
+/// Room for the legend, in pixels.
+const LEGEND: u32 = 170;
+
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(0xc0, 0x39, 0x2b),
+    RGBColor(0x24, 0x71, 0xa3),
+    RGBColor(0x22, 0x99, 0x54),
+    RGBColor(0x7d, 0x3c, 0x98),
+    RGBColor(0xd6, 0x89, 0x10),
+    RGBColor(0x56, 0x65, 0x73),
+];
 
 impl Chart {
     pub fn to_svg(&self) -> String {
-        let (w, h, left, right, top, bottom) = (640.0, 380.0, 70.0, 180.0, 36.0, 320.0);
-        let pts: Vec<(f64, f64)> = self
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().copied())
-            .filter(|&(_, y)| !self.log_y || y > 0.0)
-            .collect();
-        let fy = |y: f64| if self.log_y { y.log10() } else { y };
-        let (x0, x1) = bounds(pts.iter().map(|p| p.0));
-        let (mut y0, mut y1) = bounds(pts.iter().map(|p| fy(p.1)));
-        if self.log_y {
-            (y0, y1) = (y0.floor(), y1.ceil().max(y0.floor() + 1.0));
-        } else {
-            // Four steps of 1, 2, 2.5 or 5 times a power of ten, so the ticks are round numbers.
-            y0 = y0.min(0.0);
-            let raw = (y1 - y0) / 4.0;
-            let unit = 10f64.powf(raw.log10().floor());
-            let step = [1.0, 2.0, 2.5, 5.0, 10.0].into_iter().map(|m| m * unit).find(|s| *s >= raw).unwrap_or(raw);
-            y1 = y0 + 4.0 * step;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (640, 380)).into_drawing_area();
+            let drawn = if self.log_y {
+                // Whole decades, so the axis starts and ends at powers of ten.
+                let (lo, hi) = span(self.visible().map(|p| p.1.log10()));
+                let (lo, hi) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+                self.draw(&root, (10f64.powf(lo)..10f64.powf(hi)).log_scale())
+            } else {
+                let (lo, hi) = span(self.visible().map(|p| p.1));
+                self.draw(&root, lo.min(0.0)..hi * 1.1)
+            };
+            drawn.expect("plotters draws into a string");
         }
-        let px = |x: f64| left + (x - x0) / (x1 - x0).max(1e-9) * (w - left - right);
-        let py = |y: f64| bottom - (fy(y) - y0) / (y1 - y0).max(1e-9) * (bottom - top);
-        let mut s = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
-        );
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{}</text>",
-            (left + w - right) / 2.0,
-            xml_escape(&self.title)
-        );
-        let _ =
-            writeln!(s, "<line x1=\"{left}\" y1=\"{bottom}\" x2=\"{}\" y2=\"{bottom}\" stroke=\"black\"/>", w - right);
-        let _ = writeln!(s, "<line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{bottom}\" stroke=\"black\"/>");
-        // x ticks at the distinct x values (the sweeps are small integers).
-        let mut xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
-        xs.sort_by(f64::total_cmp);
-        xs.dedup();
-        for x in xs {
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                px(x),
-                bottom + 16.0,
-                num(x)
-            );
+        svg
+    }
+
+    /// The points of a series the chart can show (a log scale has no place for y <= 0).
+    fn shown<'a>(&self, series: &'a Series) -> impl Iterator<Item = (f64, f64)> + 'a {
+        let log = self.log_y;
+        series.points.iter().copied().filter(move |&(_, y)| !log || y > 0.0)
+    }
+
+    fn visible(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.series.iter().flat_map(|s| self.shown(s))
+    }
+
+    fn draw<Y>(&self, root: &DrawingArea<SVGBackend<'_>, Shift>, y: Y) -> Result<(), Box<dyn std::error::Error>>
+    where
+        Y: AsRangedCoord<Value = f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        root.fill(&WHITE)?;
+        let (x0, x1) = span(self.visible().map(|p| p.0));
+        let pad = (x1 - x0) * 0.04;
+        // The legend right of the plot, where it covers no line.
+        let (plot, legend) = root.split_horizontally(root.dim_in_pixel().0 - LEGEND);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(&self.title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((x0 - pad)..(x1 + pad), y)?;
+        let y_desc = format!("{}{}", self.y_label, if self.log_y { " (log scale)" } else { "" });
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
+            // A tick per integer on the small integer x axes of the sweeps, fewer on a wide one.
+            .x_labels(((x1 - x0).round() as usize + 1).min(12))
+            .x_desc(&self.x_label)
+            .y_desc(y_desc)
+            .x_label_formatter(&|x| num(*x))
+            .y_label_formatter(&|y| num(*y))
+            .draw()?;
+        for (i, (series, colour)) in self.series.iter().zip(COLOURS.into_iter().cycle()).enumerate() {
+            let points: Vec<(f64, f64)> = self.shown(series).collect();
+            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(2)))?;
+            chart.draw_series(points.iter().map(|&p| Circle::new(p, 3, colour.filled())))?;
+            let y = 46 + 18 * i as i32;
+            legend.draw(&PathElement::new([(0, y), (18, y)], colour.stroke_width(2)))?;
+            legend.draw(&Text::new(series.label.as_str(), (24, y - 6), ("sans-serif", 12)))?;
         }
-        // y ticks: each power of ten (log) or five even steps (linear).
-        let ticks: Vec<f64> = if self.log_y {
-            (y0 as i32..=y1 as i32).map(|e| 10f64.powi(e)).collect()
-        } else {
-            (0..=4).map(|i| y0 + (y1 - y0) * f64::from(i) / 4.0).collect()
-        };
-        for t in ticks {
-            let y = py(t);
-            let _ =
-                writeln!(s, "<line x1=\"{left}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>", w - right);
-            let _ =
-                writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>", left - 6.0, y + 4.0, num(t));
-        }
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            (left + w - right) / 2.0,
-            h - 12.0,
-            xml_escape(&self.x_label)
-        );
-        let mid = (top + bottom) / 2.0;
-        let _ = writeln!(
-            s,
-            "<text x=\"16\" y=\"{mid}\" transform=\"rotate(-90 16 {mid})\" text-anchor=\"middle\">{}{}</text>",
-            xml_escape(&self.y_label),
-            if self.log_y { " (log scale)" } else { "" }
-        );
-        for (i, series) in self.series.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
-            let visible: Vec<(f64, f64)> =
-                series.points.iter().copied().filter(|&(_, y)| !self.log_y || y > 0.0).collect();
-            let line: Vec<String> = visible.iter().map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y))).collect();
-            let _ = writeln!(
-                s,
-                "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-                line.join(" ")
-            );
-            for &(x, y) in &visible {
-                let _ = writeln!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\"/>", px(x), py(y));
-            }
-            let ly = top + 10.0 + 18.0 * i as f64;
-            let lx = w - right + 12.0;
-            let _ = writeln!(
-                s,
-                "<line x1=\"{lx}\" y1=\"{ly}\" x2=\"{}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2\"/>",
-                lx + 18.0
-            );
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\">{}</text>", lx + 24.0, ly + 4.0, xml_escape(&series.label));
-        }
-        s.push_str("</svg>\n");
-        s
+        root.present()?;
+        Ok(())
     }
 }
 
-fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+/// The least and greatest of some values; a unit span around a single value, 0..1 for none.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
     if lo > hi {
         (0.0, 1.0)
@@ -155,8 +134,17 @@ fn num(v: f64) -> String {
 mod tests {
     use super::*;
 
+    /// The texts of a well-formed SVG, in order.
+    fn texts(svg: &str) -> Vec<String> {
+        let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+        doc.descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect()
+    }
+
     #[test]
-    fn log_chart_has_a_polyline_per_series_and_decade_ticks() {
+    fn log_chart_has_every_series_and_decade_ticks() {
         let chart = Chart {
             title: "t".into(),
             x_label: "x".into(),
@@ -168,8 +156,10 @@ mod tests {
             ],
         };
         let svg = chart.to_svg();
-        assert_eq!(svg.matches("<polyline").count(), 2);
-        assert!(svg.contains(">1000<") && svg.contains(">10<") && svg.contains("b&lt;"));
+        let texts = texts(&svg);
+        for t in ["t", "x", "y (log scale)", "10", "100", "1000", "a", "b<"] {
+            assert!(texts.iter().any(|x| x == t), "{t:?} in {texts:?}");
+        }
         assert_eq!(svg.matches("<circle").count(), 3, "the zero is left out on a log scale");
     }
 
@@ -177,8 +167,10 @@ mod tests {
     fn linear_chart_ticks_are_round() {
         let series = vec![Series { label: "a".into(), points: vec![(1.0, 1.0), (9.0, 80.28)] }];
         let svg = Chart { title: "t".into(), x_label: "x".into(), y_label: "y".into(), log_y: false, series }.to_svg();
-        for tick in [">0<", ">25<", ">50<", ">75<", ">100<"] {
-            assert!(svg.contains(tick), "{tick} in {svg}");
+        let texts = texts(&svg);
+        for tick in ["0", "20", "40", "60", "80", "1", "9"] {
+            assert!(texts.iter().any(|x| x == tick), "{tick} in {texts:?}");
         }
+        assert!(texts.iter().all(|t| !t.contains('.')), "{texts:?}");
     }
 }

@@ -1,18 +1,23 @@
-//! The `wbcheck` binary: bad input gets a one-line error naming the bad value and the valid
-//! ones and exit status 2, never a panic; the matrix JSON keeps its contract (docs/contract.md).
+//! The `wbcheck` binary: bad input gets an error naming the bad value and the valid ones and exit
+//! status 2, never a panic; the matrix JSON keeps its contract (docs/contract.md).
 
-use std::process::{Command, Output};
+use std::io::BufRead;
+use std::process::{Command, Output, Stdio};
 
 fn wbcheck(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wbcheck")).args(args).output().expect("wbcheck runs")
 }
 
+/// The error's first line names the bad value; the error (that line, or clap's list of possible
+/// values under it) names a valid one.
 fn assert_bad_input(args: &[&str], bad: &str, a_valid_one: &str) {
     let out = wbcheck(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     let first = stderr.lines().next().unwrap_or_default();
-    assert!(first.contains(bad) && first.contains(a_valid_one), "{args:?}: first line {first:?}");
+    assert!(first.starts_with("error: ") && first.contains(bad), "{args:?}: first line {first:?}");
+    let error = stderr.split("\n\n").next().unwrap_or_default();
+    assert!(error.contains(a_valid_one), "{args:?}: {error:?} names no valid value");
     assert!(!stderr.contains("panicked") && !stderr.contains("RUST_BACKTRACE"), "{args:?}: {stderr}");
 }
 
@@ -38,12 +43,84 @@ fn unknown_checker() {
 #[test]
 fn bad_format_and_tier() {
     assert_bad_input(&["matrix", "--format", "xml"], "'xml'", "json");
+    assert_bad_input(&["list", "--format", "md"], "'md'", "json");
     assert_bad_input(&["matrix", "--tier", "huge"], "'huge'", "deep");
     assert_bad_input(
         &["run", "dontcache-kick", "--revision", "v7", "--checker", "oracle", "--format", "yaml"],
         "'yaml'",
         "text",
     );
+}
+
+/// `.ci/run` reads the catalogue from `wbcheck list --format json`: the text listing's
+/// scenarios, revisions and expected verdicts, every checker of every revision.
+#[test]
+fn list_json_is_the_text_listing() {
+    let json = wbcheck(&["list", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("one JSON object on stdout");
+    assert_eq!(v["tool"], "wbcheck");
+    let mut from_json = Vec::new();
+    for s in v["scenarios"].as_array().unwrap() {
+        for r in s["revisions"].as_array().unwrap() {
+            assert_eq!(r["expected"].as_object().unwrap().len(), 4, "{r}");
+            let verdicts: Vec<String> = ["loom", "shuttle-pct", "shuttle-random", "oracle"]
+                .map(|c| format!("{c}={}", r["expected"][c].as_str().unwrap()))
+                .into();
+            from_json.push(format!(
+                "{} {} {}",
+                s["name"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                verdicts.join(" ")
+            ));
+        }
+    }
+    let text = String::from_utf8(wbcheck(&["list"]).stdout).unwrap();
+    let mut from_text = Vec::new();
+    let mut scenario = "";
+    for line in text.lines() {
+        if let Some((name, _)) = line.split_once(": ").filter(|_| !line.starts_with(' ')) {
+            scenario = name;
+        } else if let Some(rest) = line.strip_prefix("  revision ") {
+            from_text.push(format!("{scenario} {}", rest.split_whitespace().collect::<Vec<_>>().join(" ")));
+        }
+    }
+    assert_eq!(from_json, from_text);
+    assert!(from_json.iter().any(|r| r.contains("shuttle-pct=pass shuttle-random=pass")));
+}
+
+/// `wbcheck list | head -1`: a reader that goes away ends wbcheck quietly with status 0, as it
+/// ends `cat`, not in a panic about the broken pipe.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let spawn = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wbcheck"));
+        cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("wbcheck runs")
+    };
+    let assert_quiet = |args: &[&str], out: Output| {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    };
+    // As `head -1` does: read a line, then close the pipe.
+    let mut child = spawn(&["list"]);
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("dontcache-kick: "), "{line}");
+    assert_quiet(&["list"], child.wait_with_output().unwrap());
+    // Closed before the first byte, so every command meets the closed pipe whatever it prints.
+    for args in [
+        &["list", "--format", "json"][..],
+        &["explain", "wb-pin"],
+        &["litmus", "dontcache-kick", "--revision", "v7"],
+        &["run", "dontcache-kick", "--revision", "v7", "--checker", "oracle"],
+        &["matrix", "--scenario", "percpu-counter", "--checker", "oracle"],
+        &["simulate", "foreign-flush"],
+    ] {
+        let mut child = spawn(args);
+        drop(child.stdout.take());
+        assert_quiet(args, child.wait_with_output().unwrap());
+    }
 }
 
 #[test]

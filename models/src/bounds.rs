@@ -42,6 +42,8 @@ impl Tier {
     }
 }
 
+spelled_by_name!(Tier, "tier");
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bounds {
     pub tier: Tier,

@@ -31,6 +31,8 @@ impl Checker {
     }
 }
 
+spelled_by_name!(Checker, "checker");
+
 /// A property violated by one execution, found by the scenario's check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {

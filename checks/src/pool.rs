@@ -1,0 +1,109 @@
+//! The process pool: matrix rows run each in a child process of this binary (`wbcheck matrix
+//! --part K/ROWS` runs row K), `jobs` at a time. Processes rather than threads: loom and the
+//! runner's panic hook keep per-process state, and a row that aborts takes only its own process
+//! down. `wbcheck matrix --jobs N` runs its rows here, and `wbcheck bench` times it.
+
+use crate::matrix::{join_parts, select_rows, Filter, Matrix, Progress};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use wb_models::bounds::Bounds;
+use wb_models::outcome::Checker;
+
+/// Run the rows `filter` selects (its `part` must be whole) at `bounds`, `jobs` processes at a
+/// time, loom rows first: they are the long ones, and a pool drained longest first finishes
+/// soonest. `progress` sees each row start and finish, from the pool's threads.
+pub fn run(
+    filter: &Filter,
+    bounds: &Bounds,
+    jobs: usize,
+    progress: impl Fn(Progress<'_>) + Sync,
+) -> Result<Matrix, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find wbcheck's own binary: {e}"))?;
+    let rows = select_rows(filter, bounds)?;
+    let total = rows.len();
+    progress(Progress::Planned(total));
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
+    let command = |k: usize| {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["matrix", "--format", "json", "--quiet", "--tier", bounds.tier.name()]);
+        cmd.args(["--part", &format!("{}/{total}", k + 1)]);
+        for s in &filter.scenarios {
+            cmd.args(["--scenario", s]);
+        }
+        for r in &filter.revisions {
+            cmd.args(["--revision", r]);
+        }
+        for c in &filter.checkers {
+            cmd.args(["--checker", c.name()]);
+        }
+        if filter.shard.count > 1 {
+            cmd.args(["--shard", &filter.shard.to_string()]);
+        }
+        cmd.envs(bounds_env(bounds));
+        cmd
+    };
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let worker = || -> Result<(), String> {
+        while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let row = &rows[k];
+            progress(Progress::Started {
+                scenario: row.scenario.info().name,
+                revision: row.revision,
+                checker: row.checker,
+            });
+            let out =
+                command(k).output().map_err(|e| format!("cannot run the matrix process for row {}: {e}", k + 1))?;
+            let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
+                let err = String::from_utf8_lossy(&out.stderr);
+                err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string()
+            })?;
+            m.results.iter().for_each(|r| progress(Progress::Finished(r)));
+            results.lock().unwrap_or_else(|e| e.into_inner()).push(m);
+        }
+        Ok(())
+    };
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(total)).map(|_| scope.spawn(worker)).collect();
+        workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+    })?;
+    let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok(join_parts(bounds.tier, filter.shard, parts))
+}
+
+/// The variables under which a child's `Bounds::from_env` gives `b` (loom's own `LOOM_*`
+/// variables, inherited, win in both processes alike).
+fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        ("WBCHECK_SHUTTLE_ITERS", b.shuttle_iterations.to_string()),
+        ("WBCHECK_PCT_DEPTH", b.pct_depth.to_string()),
+        ("WBCHECK_SEED", b.seed.to_string()),
+    ];
+    if let Some(d) = b.loom_max_duration {
+        env.push(("WBCHECK_LOOM_MAX_SECS", d.as_secs().to_string()));
+    }
+    if b.loom_preemptions_set {
+        env.push(("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".into(), |p| p.to_string())));
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wb_models::bounds::Tier;
+
+    #[test]
+    fn a_child_reads_back_the_bounds() {
+        for tier in Tier::ALL {
+            let mut bench = Bounds::defaults(tier).with_loom_preemptions(Some(1));
+            (bench.shuttle_iterations, bench.seed) = (200, 7);
+            for b in [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None)] {
+                let env = bounds_env(&b);
+                let var = |k: &str| env.iter().find(|(name, _)| *name == k).map(|(_, v)| v.clone());
+                assert_eq!(Bounds::with_overrides(tier, var).unwrap(), b);
+            }
+        }
+    }
+}
