@@ -219,7 +219,7 @@ fn check_kick_setups(
 /// One reference step as a trace step with the values involved.
 fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
     let who = setup.threads.get(thread).map_or("flusher".to_string(), |t| format!("{}{thread}", t.role.name()));
-    let step = |function: &str, detail: String| Step { thread: who.clone(), function: function.into(), detail };
+    let step = |function: &str, detail: String| Step::new(who.clone(), function, detail);
     let c = &after.dontcache_dirty;
     match (op, result) {
         (KickOp::Dirty { inode, folio, cpu }, KickResult::Dirtied(became)) => step(
@@ -391,11 +391,11 @@ pub fn check_accounting(revision: &str, tier: Tier) -> Result<Outcome, String> {
             for (i, &(t, op)) in seq.iter().enumerate() {
                 reference.apply(op);
                 let thread = mix.as_ref().map_or(format!("t{t}"), |m| m.roles[t].name());
-                steps.push(Step {
+                steps.push(Step::new(
                     thread,
-                    function: accounting_function(op).into(),
-                    detail: format!("{op:?}: counters {:?}", reference.counter),
-                });
+                    accounting_function(op),
+                    format!("{op:?}: counters {:?}", reference.counter),
+                ));
                 core.apply(op);
                 let got = core.snapshot(&reference);
                 if got != reference {
@@ -474,11 +474,11 @@ pub fn check_percpu(revision: &str) -> Result<Outcome, String> {
                         ("percpu_counter_sum", format!("= {want}"), want != got)
                     }
                 };
-                steps.push(Step {
+                steps.push(Step::new(
                     thread,
-                    function: function.into(),
-                    detail: format!("{detail}: count {} slots {:?}", reference.count, reference.slots),
-                });
+                    function,
+                    format!("{detail}: count {} slots {:?}", reference.count, reference.slots),
+                ));
                 if diverged || (core.read(), core.raw_slots()) != (reference.count, reference.slots.clone()) {
                     outcome.keep_first(Counterexample::sequential(
                         ORACLE_DIVERGENCE,
@@ -556,11 +556,11 @@ pub fn check_slots(revision: &str) -> Result<Outcome, String> {
                     Call::Reuse { dev } => reference.reuse(dev as i64),
                 }
                 bdev_slots::run_call(&ctx, call, &mut core_queued[t], &table, &devices);
-                steps.push(Step {
-                    thread: program.threads[t].0.into(),
-                    function: slots_function(call).into(),
-                    detail: format!("{call:?}: slots ((dev, 0), at, done.cnt) {:?}", reference.slots),
-                });
+                steps.push(Step::new(
+                    program.threads[t].0,
+                    slots_function(call),
+                    format!("{call:?}: slots ((dev, 0), at, done.cnt) {:?}", reference.slots),
+                ));
                 let core = table.contents();
                 let core_flushes: Vec<u64> = (1..=bdev_slots::DEVICES).map(|d| devices.flushes(d)).collect();
                 if core != reference.slots || core_flushes != reference.flushes {
@@ -641,7 +641,7 @@ pub fn check_policy(revision: &str) -> Result<Outcome, String> {
                 Op::Dirty => "mem_cgroup_track_foreign_dirty_slowpath",
                 Op::Throttle => "mem_cgroup_flush_foreign",
             };
-            steps.push(Step { thread: format!("memcg{}", m + 1), function: function.into(), detail });
+            steps.push(Step::new(format!("memcg{}", m + 1), function, detail));
         }
         let placement = "one CPU (the oracle's calls are atomic)".to_string();
         if beyond {
@@ -722,7 +722,7 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
         }
         PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
     };
-    Step { thread: who, function: function.into(), detail }
+    Step::new(who, function, detail)
 }
 
 /// Run the oracle checker on `folio-dirty-accounting`: every workload, with the flusher's pass
@@ -790,7 +790,7 @@ pub fn check_folio_dirty(revision: &str) -> Result<Outcome, String> {
 }
 
 fn step(thread: &str, function: &str, detail: String) -> Step {
-    Step { thread: thread.into(), function: function.into(), detail }
+    Step::new(thread, function, detail)
 }
 
 /// Run the oracle checker on `per-block-charge`: every interleaving of the writer's, the unmap

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use wb_core::address_space::{AddressSpace, DirtyLimits};
 use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fadvise::{FolioPolicy, Geometry};
-use wb_core::sync::{Atomic, Ordering, Platform, SpinLock};
+use wb_core::sync::{Ordering, Platform, SpinLock};
 use wb_core::trace::Trace;
 
 pub const NAME: &str = "folio-dirty-accounting";
