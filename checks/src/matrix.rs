@@ -4,6 +4,7 @@
 use crate::oracle;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use wb_core::trace::{describe_stale, with_marks, Stale};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
 use wb_models::registry;
@@ -14,6 +15,35 @@ pub struct StepJson {
     pub thread: String,
     pub function: String,
     pub detail: String,
+    /// The step's loads that read a stale value (loom only), absent when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<StaleJson>,
+}
+
+impl StepJson {
+    /// The detail followed by its stale-read marks, as the text trace and the pictures print it.
+    pub fn marked_detail(&self) -> String {
+        with_marks(
+            &self.detail,
+            self.stale.iter().map(|s| describe_stale(&s.location, s.store_step, s.stored, s.read_from)),
+        )
+    }
+}
+
+/// A [`Stale`] read: the location, the last store it did not see (step, value), the step of the
+/// store it read (none: the initial value).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StaleJson {
+    pub location: String,
+    pub store_step: usize,
+    pub stored: i64,
+    pub read_from: Option<usize>,
+}
+
+impl From<&Stale> for StaleJson {
+    fn from(s: &Stale) -> Self {
+        StaleJson { location: s.location.clone(), store_step: s.store_step, stored: s.stored, read_from: s.read_from }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,7 +70,12 @@ impl From<&Counterexample> for CounterexampleJson {
             steps: c
                 .steps
                 .iter()
-                .map(|s| StepJson { thread: s.thread.clone(), function: s.function.clone(), detail: s.detail.clone() })
+                .map(|s| StepJson {
+                    thread: s.thread.clone(),
+                    function: s.function.clone(),
+                    detail: s.detail.clone(),
+                    stale: s.stale.iter().map(StaleJson::from).collect(),
+                })
                 .collect(),
             replay: c.replay.clone(),
             found: c.found.map(FoundJson::from),

@@ -1,10 +1,13 @@
 //! Pictures of counterexamples: an SVG swimlane (one lane per thread, one box per step with the
 //! kernel function and what it read, wrote or decided, the violated property at the end) and
 //! Mermaid sequence-diagram text. Both are written by hand (no dependency), with every piece of
-//! trace text escaped for XML or Mermaid.
+//! trace text escaped for XML or Mermaid. A step with a stale read (loom's weak memory) is drawn
+//! in a colour of its own with its marks; in the SVG an arrow comes to it from the store it read
+//! (reads-from) and a dashed one goes from it to the store it did not see.
 
 use crate::matrix::{CounterexampleJson, Row};
 use std::fmt::Write as _;
+use wb_core::trace::describe_stale;
 
 /// One counterexample with the heading it is drawn under.
 pub struct Panel<'a> {
@@ -39,6 +42,11 @@ const fn chars_in(px: usize) -> usize {
 const LANE_CHARS: usize = chars_in(LANE_W - 2 * PAD);
 const FILLS: [&str; 6] = ["#e8f0fe", "#e6f4ea", "#fef7e0", "#f3e8fd", "#e0f7fa", "#fce8e6"];
 const STROKES: [&str; 6] = ["#4a6fb5", "#3b8c57", "#b08a1e", "#7e4bb5", "#2a8c99", "#b5523b"];
+/// A step with a stale read: fill, and stroke of its box, its marks and its arrows.
+const STALE_FILL: &str = "#ffe8cc";
+const STALE: &str = "#d9480f";
+/// The arrowhead of the stale-read arrows, defined once per picture.
+const ARROW: &str = "stale-arrow";
 
 /// XML text and attribute escaping.
 pub fn xml_escape(s: &str) -> String {
@@ -103,6 +111,36 @@ fn text_lines(out: &mut String, x: usize, y: usize, lines: &[String], first_bold
     }
 }
 
+/// Where a step's box is: lane x, top, height.
+#[derive(Clone, Copy)]
+struct Placed {
+    x: usize,
+    y: usize,
+    h: usize,
+}
+
+/// An arrow from box `from` to box `to`, leaving and entering on the sides that face each other
+/// (on the right side, bulging out a little, when both are in one lane).
+fn arrow(out: &mut String, from: Placed, to: Placed, class: &str, dashed: bool, title: &str) {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let (fy, ty) = (from.y + from.h / 2, to.y + to.h / 2);
+    let pull = 4 * LANE_GAP;
+    let (fx, tx, c1, c2) = match from.x.cmp(&to.x) {
+        Less => (from.x + LANE_W, to.x, from.x + LANE_W + pull, to.x - pull),
+        Greater => (from.x, to.x + LANE_W, from.x - pull, to.x + LANE_W + pull),
+        Equal => {
+            let x = from.x + LANE_W;
+            (x, x, x + LANE_GAP, x + LANE_GAP)
+        }
+    };
+    let dash = if dashed { r#" stroke-dasharray="5 3""# } else { "" };
+    let _ = writeln!(
+        out,
+        r#"<path class="{class}" d="M {fx} {fy} C {c1} {fy}, {c2} {ty}, {tx} {ty}" fill="none" stroke="{STALE}" stroke-width="1.5"{dash} marker-end="url(#{ARROW})"><title>{}</title></path>"#,
+        xml_escape(title)
+    );
+}
+
 /// Draw one panel at vertical offset `top` with `lanes` lanes; returns its height.
 fn panel(out: &mut String, p: &Panel<'_>, top: usize, width: usize, lanes: &[&str]) -> usize {
     let full_chars = chars_in(width - 2 * MARGIN - 2 * PAD);
@@ -143,19 +181,54 @@ fn panel(out: &mut String, p: &Panel<'_>, top: usize, width: usize, lanes: &[&st
     }
     y += LINE_H + 2 * PAD + 8;
     let mut boxes = String::new();
+    let mut placed = Vec::with_capacity(p.cx.steps.len());
     for (n, s) in p.cx.steps.iter().enumerate() {
         let lane = lanes.iter().position(|t| *t == s.thread).unwrap_or(0);
         let mut lines = wrap(&format!("{} {}", n + 1, s.function), LANE_CHARS);
         lines.extend(wrap(&s.detail, LANE_CHARS));
-        let h = lines.len() * LINE_H + 2 * PAD;
-        let (fill, stroke) = (FILLS[lane % FILLS.len()], STROKES[lane % STROKES.len()]);
+        let marks: Vec<String> = s
+            .stale
+            .iter()
+            .flat_map(|st| wrap(&describe_stale(&st.location, st.store_step, st.stored, st.read_from), LANE_CHARS))
+            .collect();
+        let h = (lines.len() + marks.len()) * LINE_H + 2 * PAD;
+        let (fill, stroke, class) = if s.stale.is_empty() {
+            (FILLS[lane % FILLS.len()], STROKES[lane % STROKES.len()], "step")
+        } else {
+            (STALE_FILL, STALE, "step stale")
+        };
         let _ = writeln!(
             boxes,
-            r#"<rect x="{}" y="{y}" width="{LANE_W}" height="{h}" rx="3" fill="{fill}" stroke="{stroke}"/>"#,
+            r#"<rect class="{class}" x="{}" y="{y}" width="{LANE_W}" height="{h}" rx="3" fill="{fill}" stroke="{stroke}"/>"#,
             lane_x(lane)
         );
         text_lines(&mut boxes, lane_x(lane) + PAD, y + PAD, &lines, true);
+        for (i, mark) in marks.iter().enumerate() {
+            let _ = writeln!(
+                boxes,
+                r#"<text x="{}" y="{}" fill="{STALE}">{}</text>"#,
+                lane_x(lane) + PAD,
+                y + PAD + (lines.len() + i + 1) * LINE_H - 3,
+                xml_escape(mark)
+            );
+        }
+        placed.push(Placed { x: lane_x(lane), y, h });
         y += h + 4;
+    }
+    // The stale reads' edges, over the boxes: reads-from (the store read) and from-read (the
+    // store not seen).
+    for (n, s) in p.cx.steps.iter().enumerate() {
+        for st in &s.stale {
+            let step = |k: usize| placed.get(k.wrapping_sub(1)).copied().filter(|_| k != n + 1);
+            if let Some(from) = st.read_from.and_then(step) {
+                let title = format!("step {} reads {} from step {}", n + 1, st.location, st.read_from.unwrap_or(0));
+                arrow(&mut boxes, from, placed[n], "reads-from", false, &title);
+            }
+            if let Some(to) = step(st.store_step) {
+                let title = format!("step {} did not see step {}'s store to {}", n + 1, st.store_step, st.location);
+                arrow(&mut boxes, placed[n], to, "from-read", true, &title);
+            }
+        }
     }
     // Lifelines under the boxes.
     for i in 0..lanes.len() {
@@ -196,6 +269,8 @@ pub fn svg(panels: &[Panel<'_>]) -> String {
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" "#,
             r#"font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{f}">"#,
             "\n<title>{t}</title>\n",
+            r#"<defs><marker id="{a}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M 0 0 L 10 5 L 0 10 z" fill="{s}"/></marker></defs>"#,
+            "\n",
             r##"<rect width="{w}" height="{h}" fill="#ffffff"/>"##,
             "\n{b}</svg>\n"
         ),
@@ -203,6 +278,8 @@ pub fn svg(panels: &[Panel<'_>]) -> String {
         h = y,
         f = FONT,
         t = xml_escape(&title),
+        a = ARROW,
+        s = STALE,
         b = body
     )
 }
@@ -233,13 +310,21 @@ pub fn mermaid(p: &Panel<'_>) -> String {
     }
     for (n, s) in p.cx.steps.iter().enumerate() {
         let lane = lanes.iter().position(|t| *t == s.thread).unwrap_or(0);
+        // A stale read's note on a background of its own.
+        let stale = !s.stale.is_empty();
+        if stale {
+            out.push_str("    rect rgb(255, 232, 204)\n");
+        }
         let _ = writeln!(
             out,
             "    Note over t{lane}: {} {}: {}",
             n + 1,
             mermaid_escape(&s.function),
-            mermaid_escape(&s.detail)
+            mermaid_escape(&s.marked_detail())
         );
+        if stale {
+            out.push_str("    end\n");
+        }
     }
     let span = if lanes.len() > 1 { format!("t0,t{}", lanes.len() - 1) } else { "t0".into() };
     let _ = writeln!(out, "    Note over {span}: property {} violated: {}", p.property, mermaid_escape(&p.cx.message));

@@ -1,6 +1,6 @@
 //! Text renderings: the matrix as a table or Markdown, a counterexample as a numbered trace.
 
-use crate::matrix::{CounterexampleJson, Matrix, Row};
+use crate::matrix::{CounterexampleJson, Matrix, Row, StepJson};
 use std::fmt::Write as _;
 use wb_core::trace::format_lines;
 use wb_models::harness::Replayed;
@@ -77,7 +77,10 @@ pub fn counterexample(property: &str, c: &CounterexampleJson) -> String {
     if let Some(k) = c.min_preemptions {
         let _ = writeln!(out, "smallest loom preemption bound with this violation: {k} (this trace)");
     }
-    out.push_str(&format_lines(c.steps.iter().map(|s| (s.thread.as_str(), s.function.as_str(), s.detail.as_str()))));
+    let details: Vec<String> = c.steps.iter().map(StepJson::marked_detail).collect();
+    out.push_str(&format_lines(
+        c.steps.iter().zip(&details).map(|(s, d)| (s.thread.as_str(), s.function.as_str(), d.as_str())),
+    ));
     match &c.replay {
         Some(r) => {
             let _ = writeln!(out, "replay: {r}");

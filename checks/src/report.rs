@@ -51,7 +51,9 @@ pub fn write(m: &Matrix, dir: &Path) -> Result<Vec<PathBuf>, String> {
          <meta charset=\"utf-8\"/>\n<title>wbcheck {} report ({} tier)</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <h1>wbcheck {} verdict matrix, {} tier</h1>\n<p>{} rows, {} matched, {} mismatched. Each failing row links to \
          its counterexamples: one lane per thread, one box per step (kernel function, values read or written, \
-         decision), the violated property at the end.</p>\n",
+         decision), the violated property at the end. An orange step read a stale value (loom's weak memory, \
+         marked <code>stale:</code> in the text): the arrow into it comes from the store it read, the dashed \
+         one goes to the store it did not see.</p>\n",
         m.version,
         m.tier,
         m.version,

@@ -75,6 +75,83 @@ fn run_writes_an_svg_swimlane_and_mermaid() {
     assert!(err.starts_with("error: cannot write --svg /no/such/dir/cx.svg") && err.lines().count() == 1, "{err}");
 }
 
+/// The stale-read marks of a text trace: (step, step of the store it missed, value stored).
+fn stale_marks(text: &str) -> Vec<(usize, usize, i64)> {
+    let mut marks = Vec::new();
+    for line in text.lines() {
+        let Ok(step) = line.split_whitespace().next().unwrap_or_default().parse::<usize>() else { continue };
+        for mark in line.split("[stale: step ").skip(1) {
+            let mut words = mark.split(' ');
+            let store_step = words.next().and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(words.next(), Some("stored"), "{line}");
+            let stored = words.next().and_then(|w| w.parse().ok()).unwrap_or_else(|| panic!("{line}"));
+            marks.push((step, store_step, stored));
+        }
+    }
+    marks
+}
+
+/// A stale read (loom's weak memory) is marked in the text, JSON, SVG and Mermaid outputs:
+/// v7-posted-no-mb's counterexamples read two bits and a percpu slot stale. v5-late-clear's
+/// counterexample is a sequentially consistent interleaving (shuttle finds it too): every load
+/// reads the last store, nothing is marked.
+#[test]
+fn stale_reads_are_marked_in_text_svg_and_mermaid() {
+    let dir = scratch("pictures-stale");
+    let file = dir.join("cx.svg");
+    let args = ["run", "dontcache-kick", "--revision", "v7-posted-no-mb", "--checker", "loom"];
+    let out = wbcheck(&[&args[..], &["--svg", file.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let marks = stale_marks(&text);
+    assert!(marks.len() >= 3, "{text}");
+    assert!(marks.iter().all(|&(step, store, _)| store < step), "a mark names an earlier store: {marks:?}");
+    assert!(text.contains("stored 1 to slot[cpu1], read the initial value]"), "{text}");
+    assert!(text.contains("to wb0.state:WB_has_dirty_io, read from step "), "{text}");
+
+    let json = wbcheck(&[&args[..], &["--format", "json"]].concat());
+    let row: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let stale_steps: Vec<(String, usize)> = row["counterexamples"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(p, cx)| {
+            let steps = cx["steps"].as_array().unwrap();
+            steps.iter().enumerate().filter(|(_, s)| s.get("stale").is_some()).map(move |(i, _)| (p.clone(), i + 1))
+        })
+        .collect();
+    assert_eq!(stale_steps.len(), text.lines().filter(|l| l.contains("[stale: step ")).count(), "{stale_steps:?}");
+
+    let svg = std::fs::read_to_string(&file).unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+    svg_root(&doc);
+    let class = |c: &str| doc.descendants().filter(|n| n.attribute("class") == Some(c)).collect::<Vec<_>>();
+    assert_eq!(class("step stale").len(), stale_steps.len(), "one box of the stale colour per marked step");
+    let marker = doc.descendants().find(|n| n.has_tag_name("marker")).expect("an arrowhead");
+    let head = format!("url(#{})", marker.attribute("id").unwrap());
+    let reads_from = class("reads-from");
+    assert!(!reads_from.is_empty(), "a reads-from arrow");
+    for arrow in reads_from.iter().chain(&class("from-read")) {
+        assert!(arrow.has_tag_name("path") && arrow.attribute("marker-end") == Some(head.as_str()));
+        assert!(arrow.attribute("d").is_some_and(|d| d.starts_with("M ")));
+    }
+    let texts: Vec<&str> = doc.descendants().filter(|n| n.has_tag_name("text")).filter_map(|n| n.text()).collect();
+    assert!(texts.iter().any(|t| t.starts_with("stale: step ")), "the marks are in the boxes");
+
+    let mermaid = String::from_utf8(wbcheck(&[&args[..], &["--mermaid"]].concat()).stdout).unwrap();
+    let lines: Vec<&str> = mermaid.lines().collect();
+    let marked: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].contains("[stale: step ")).collect();
+    assert_eq!(marked.len(), stale_steps.len(), "{mermaid}");
+    for i in marked {
+        assert!(lines[i].trim_start().starts_with("Note over "), "{}", lines[i]);
+        assert!(lines[i - 1].trim_start().starts_with("rect rgb(") && lines[i + 1].trim() == "end", "{mermaid}");
+    }
+
+    let sc = wbcheck(&["run", "dontcache-kick", "--revision", "v5-late-clear", "--checker", "loom"]);
+    let sc = String::from_utf8(sc.stdout).unwrap();
+    assert!(sc.contains("property lost-wakeup violated") && !sc.contains("stale"), "{sc}");
+}
+
 #[test]
 fn report_writes_a_page_with_the_matrix_and_a_picture_per_counterexample() {
     let dir = scratch("pictures-report");
@@ -126,6 +203,7 @@ fn report_writes_a_page_with_the_matrix_and_a_picture_per_counterexample() {
         }
     }
     assert_eq!(mermaid, 5);
+    assert!(html.contains("[stale: step "), "the text traces mark v7-posted-no-mb's stale reads");
 }
 
 #[test]

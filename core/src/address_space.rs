@@ -8,7 +8,7 @@ use crate::ctx::Ctx;
 use crate::fadvise::Geometry;
 use crate::iomap::{iomap_write_end, write_folio, DirtyCharge, DirtyStats, IomapFolio};
 use crate::revision::FolioPolicy;
-use crate::sync::{Atomic, Ordering, Platform};
+use crate::sync::{Ordering, Platform};
 use std::collections::BTreeMap;
 
 /// Dirty limits in pages: above `thresh` a writer is throttled (one throttle event) and waits

@@ -5,7 +5,8 @@
 //! `mutex_trylock(&disk->open_mutex)`, skip it if `bd_openers` is 0, else flush its mapping.
 
 use crate::ctx::Ctx;
-use crate::sync::{Atomic, Ordering::Relaxed, Platform, SpinLock};
+use crate::sync::{Ordering::Relaxed, Platform, SpinLock, Traced};
+use crate::trace::Name;
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 
 /// Detected when a flush writes back a device that is not open.
@@ -14,9 +15,9 @@ pub const NO_CLOSED_DEVICE_FLUSH: &str = "no-closed-device-flush";
 /// One device number's current device.
 pub struct BdevEntry<P: Platform> {
     /// The device instance behind the number (0: none, the number is free).
-    generation: P::AtomicI64,
+    generation: Traced<P, P::AtomicI64>,
     /// `bdev->bd_openers`, changed under `open_mutex`.
-    openers: P::AtomicI64,
+    openers: Traced<P, P::AtomicI64>,
     /// `disk->open_mutex`.
     open_mutex: SpinLock<P, ()>,
     /// Ghost: flushes that reached the mapping, and those of a reused number.
@@ -45,8 +46,8 @@ impl<P: Platform> DeviceRegistry<P> {
         DeviceRegistry {
             entries: (0..devices)
                 .map(|d| BdevEntry {
-                    generation: P::AtomicI64::new(d as i64 + 1),
-                    openers: P::AtomicI64::new(1),
+                    generation: Traced::new(d as i64 + 1, Name::int("bdev{}.generation", d as i64 + 1)),
+                    openers: Traced::new(1, Name::int("bdev{}.bd_openers", d as i64 + 1)),
                     open_mutex: SpinLock::new(()),
                     flushes: AtomicU64::new(0),
                 })

@@ -4,36 +4,59 @@
 //! - `test_and_set_bit`, `test_and_clear_bit`: fully ordered, also when the bit is already in
 //!   the target state (since commit 415d832497098030, v6.0): modelled as `fence(SeqCst)`, an
 //!   AcqRel RMW, `fence(SeqCst)` (see [`crate::sync`] for why not a SeqCst RMW under loom).
+//!
+//! Every access is traced ([`Platform::access`]) right after it, before any other scheduling
+//! point, with the bits it names: each bit is a location of its own for stale-read marking.
 
 use crate::sync::{Atomic, Ordering, Platform};
+use crate::trace::{Loc, Name};
 
 /// A word of flag bits, such as `wb->state`, `folio->flags` or a work item's `PENDING` bit:
 /// one atomic location, as in the kernel.
 pub struct BitWord<P: Platform> {
     word: P::AtomicUsize,
+    loc: Loc,
 }
 
 impl<P: Platform> BitWord<P> {
-    pub fn new(bits: usize) -> Self {
-        BitWord { word: P::AtomicUsize::new(bits) }
+    /// A word holding `bits`, traced as `name`.
+    pub fn new(bits: usize, name: Name) -> Self {
+        BitWord { word: P::AtomicUsize::new(bits), loc: Loc::new(name) }
+    }
+
+    /// Trace an access to the bits `mask`: the word read, the word written.
+    #[inline]
+    fn traced(&self, mask: usize, read: Option<usize>, written: Option<usize>) {
+        P::access(&self.loc, mask as u64, read.map(|w| w as u64), written.map(|w| w as u64));
+    }
+
+    /// An RMW of the bits `mask` that found `old` and left `new`.
+    #[inline]
+    fn rmw(&self, mask: usize, old: usize, new: usize) -> usize {
+        self.traced(mask, Some(old), Some(new));
+        old
     }
 
     /// `test_bit()`: a plain, unordered read.
     #[inline]
     pub fn test_bit(&self, nr: u32) -> bool {
-        self.word.load(Ordering::Relaxed) & (1 << nr) != 0
+        let word = self.word.load(Ordering::Relaxed);
+        self.traced(1 << nr, Some(word), None);
+        word & (1 << nr) != 0
     }
 
     /// `set_bit()`: atomic, unordered.
     #[inline]
     pub fn set_bit(&self, nr: u32) {
-        self.word.fetch_or(1 << nr, Ordering::Relaxed);
+        let old = self.word.fetch_or(1 << nr, Ordering::Relaxed);
+        self.rmw(1 << nr, old, old | 1 << nr);
     }
 
     /// `clear_bit()`: atomic, unordered.
     #[inline]
     pub fn clear_bit(&self, nr: u32) {
-        self.word.fetch_and(!(1 << nr), Ordering::Relaxed);
+        let old = self.word.fetch_and(!(1 << nr), Ordering::Relaxed);
+        self.rmw(1 << nr, old, old & !(1 << nr));
     }
 
     /// `test_and_set_bit()`: fully ordered; returns the old value of the bit.
@@ -54,6 +77,7 @@ impl<P: Platform> BitWord<P> {
     pub fn test_and_set_bit_word(&self, nr: u32) -> usize {
         P::fence(Ordering::SeqCst);
         let old = self.word.fetch_or(1 << nr, Ordering::AcqRel);
+        self.rmw(1 << nr, old, old | 1 << nr);
         P::fence(Ordering::SeqCst);
         old
     }
@@ -64,6 +88,7 @@ impl<P: Platform> BitWord<P> {
     pub fn test_and_clear_bit_word(&self, nr: u32) -> usize {
         P::fence(Ordering::SeqCst);
         let old = self.word.fetch_and(!(1 << nr), Ordering::AcqRel);
+        self.rmw(1 << nr, old, old & !(1 << nr));
         P::fence(Ordering::SeqCst);
         old
     }
@@ -74,6 +99,7 @@ impl<P: Platform> BitWord<P> {
     pub fn clear_bits_word(&self, mask: usize) -> usize {
         P::fence(Ordering::SeqCst);
         let old = self.word.fetch_and(!mask, Ordering::AcqRel);
+        self.rmw(mask, old, old & !mask);
         P::fence(Ordering::SeqCst);
         old
     }
@@ -86,35 +112,48 @@ impl<P: Platform> BitWord<P> {
     /// stale `i_wb` LKMM forbids).
     #[inline]
     pub fn or_locked(&self, mask: usize) {
-        self.word.fetch_or(mask, Ordering::Relaxed);
+        let old = self.word.fetch_or(mask, Ordering::Relaxed);
+        self.rmw(mask, old, old | mask);
     }
 
     /// `word &= ~mask` for a word whose writers hold a lock; returns the old word. An RMW, as
     /// [`BitWord::or_locked`].
     #[inline]
     pub fn andnot_locked(&self, mask: usize) -> usize {
-        self.word.fetch_and(!mask, Ordering::Relaxed)
+        let old = self.word.fetch_and(!mask, Ordering::Relaxed);
+        self.rmw(mask, old, old & !mask)
     }
 
     /// A `try_cmpxchg` loop: apply `f` to the word until it sticks or `f` declines; returns the
-    /// old word and whether `f` changed it. Fully ordered.
+    /// old word and whether `f` changed it. Fully ordered. `f` may look at any bit: every read is
+    /// traced as a read of the whole word, the exchange as an RMW of the bits it changed.
     pub fn update(&self, f: impl Fn(usize) -> Option<usize>) -> (usize, bool) {
         P::fence(Ordering::SeqCst);
         let mut cur = self.word.load(Ordering::Relaxed);
+        self.traced(usize::MAX, Some(cur), None);
         let changed = loop {
             let Some(next) = f(cur) else { break false };
             match self.word.compare_exchange(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => break true,
-                Err(now) => cur = now,
+                Ok(_) => {
+                    self.rmw(cur ^ next, cur, next);
+                    break true;
+                }
+                Err(now) => {
+                    self.traced(usize::MAX, Some(now), None);
+                    cur = now;
+                }
             }
         };
         P::fence(Ordering::SeqCst);
         (cur, changed)
     }
 
-    /// The whole word, Relaxed: for properties checked at quiescence.
+    /// The whole word, Relaxed: for properties checked at quiescence, and for lock-ordered
+    /// readers.
     pub fn word(&self) -> usize {
-        self.word.load(Ordering::Relaxed)
+        let word = self.word.load(Ordering::Relaxed);
+        self.traced(usize::MAX, Some(word), None);
+        word
     }
 }
 
@@ -125,7 +164,7 @@ mod tests {
 
     #[test]
     fn bit_operations_return_old_values() {
-        let w = BitWord::<Std>::new(0);
+        let w = BitWord::<Std>::new(0, Name { what: "w", index: 0, bits: &[] });
         assert!(!w.test_and_set_bit(3));
         assert!(w.test_and_set_bit(3));
         assert!(w.test_bit(3));

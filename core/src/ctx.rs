@@ -1,6 +1,7 @@
 //! The calling context of a modelled kernel function: which task, on which CPU, and where its
-//! trace events go. Passed explicitly (never a thread-local: loom and shuttle run every model
-//! thread on one OS thread).
+//! trace events go. Passed explicitly (never a std thread-local: loom and shuttle run every model
+//! thread on one OS thread). The one exception is the platform's record of memory accesses,
+//! made by bit operations that take no `Ctx` ([`Platform::enter`]).
 
 use crate::sync::Platform;
 use crate::trace::Trace;
@@ -50,6 +51,7 @@ pub struct Ctx<P: Platform> {
 }
 
 impl<P: Platform> Ctx<P> {
+    /// A task of `trace`: the calling model thread's until dropped ([`Platform::enter`]).
     pub fn new(trace: Arc<Trace>, name: &str, plan: CpuPlan) -> Self {
         let tid = trace.register_thread(name);
         let cpu = match plan {
@@ -66,6 +68,7 @@ impl<P: Platform> Ctx<P> {
             irqsave_held: Cell::new(0),
             _platform: PhantomData,
         };
+        P::enter(&ctx.trace, tid);
         if let CpuPlan::Drawn { .. } = plan {
             ctx.event("placement", "runs on cpu{}", &[cpu as i64]);
         }
@@ -152,5 +155,11 @@ impl<P: Platform> Ctx<P> {
 
     pub(crate) fn irqsave_released(&self) {
         self.irqsave_held.set(self.irqsave_held.get() - 1);
+    }
+}
+
+impl<P: Platform> Drop for Ctx<P> {
+    fn drop(&mut self) {
+        P::leave(&self.trace, self.tid);
     }
 }

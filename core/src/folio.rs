@@ -7,7 +7,8 @@
 
 use crate::bitops::BitWord;
 use crate::pte::{Pte, PteState};
-use crate::sync::{Atomic, Ordering, Platform, SpinGuard, SpinLock};
+use crate::sync::{Ordering, Platform, SpinGuard, SpinLock, Traced};
+use crate::trace::Name;
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
@@ -22,6 +23,23 @@ pub const PAGECACHE_TAG_DIRTY: u32 = 0;
 /// Not a mark: the folio is in the page cache (`folio->mapping` is set). Changed under the
 /// i_pages lock (insertion, `page_cache_delete`, split).
 pub const IN_PAGE_CACHE: u32 = 2;
+/// The names of the flags and marks, for traced accesses.
+const PG_BITS: &[(u32, &str)] = &[
+    (PG_LOCKED, "PG_locked"),
+    (PG_DIRTY, "PG_dirty"),
+    (PG_DROPBEHIND, "PG_dropbehind"),
+    (PG_DONTCACHE_COUNTED, "PG_dontcache_counted"),
+];
+const MARK_BITS: &[(u32, &str)] = &[(PAGECACHE_TAG_DIRTY, "PAGECACHE_TAG_DIRTY"), (IN_PAGE_CACHE, "in_page_cache")];
+
+/// A folio's flags word and marks, named after its index.
+fn flag_words<P: Platform>(index: u64, flags: usize, marks: usize) -> (BitWord<P>, BitWord<P>) {
+    let index = index as i64;
+    (
+        BitWord::new(flags, Name { what: "folio{}.flags", index, bits: PG_BITS }),
+        BitWord::new(marks, Name { what: "folio{}.marks", index, bits: MARK_BITS }),
+    )
+}
 
 pub struct Folio<P: Platform> {
     pub flags: BitWord<P>,
@@ -37,7 +55,7 @@ pub struct Folio<P: Platform> {
     /// References beyond the page cache's own (`folio_try_get` by lookups), or [`FROZEN`] while
     /// migration has frozen the count (`folio_ref_freeze`); tracked only where a model migrates
     /// folios (nothing else reads the count).
-    refs: Option<P::AtomicUsize>,
+    refs: Option<Traced<P, P::AtomicUsize>>,
 }
 
 /// `folio_ref_freeze`'s zero count, as the model's reference word.
@@ -48,36 +66,22 @@ impl<P: Platform> Folio<P> {
     /// PG_dropbehind set by the non-atomic `__folio_set_dropbehind` when FGP_DONTCACHE was
     /// passed (safe: the folio is not visible yet).
     pub fn new(index: u64, nr_pages: u32, dropbehind: bool) -> Self {
-        let flags = if dropbehind { 1 << PG_DROPBEHIND } else { 0 };
-        Folio {
-            flags: BitWord::new(flags),
-            marks: BitWord::new(1 << IN_PAGE_CACHE),
-            lock: SpinLock::new(()),
-            index,
-            nr_pages,
-            pte: None,
-            refs: None,
-        }
+        let (flags, marks) = flag_words(index, if dropbehind { 1 << PG_DROPBEHIND } else { 0 }, 1 << IN_PAGE_CACHE);
+        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None }
     }
 
     /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
     /// dirty PTE: a write fault dirties the folio when it dirties the PTE, and writeback cleans
     /// the PTE first); and its references are counted, for migration.
     pub fn mapped(self, state: PteState) -> Self {
-        Folio { pte: Some(Pte::with_state(state)), refs: Some(P::AtomicUsize::new(0)), ..self }
+        let refs = Traced::new(0, Name::int("folio{}.refcount", self.index as i64));
+        Folio { pte: Some(Pte::with_state(state)), refs: Some(refs), ..self }
     }
 
     /// A folio not (yet) in the page cache: the new folios a split will create.
     pub fn detached(index: u64, nr_pages: u32) -> Self {
-        Folio {
-            flags: BitWord::new(0),
-            marks: BitWord::new(0),
-            lock: SpinLock::new(()),
-            index,
-            nr_pages,
-            pte: None,
-            refs: None,
-        }
+        let (flags, marks) = flag_words(index, 0, 0);
+        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None }
     }
 
     /// `folio->mapping != NULL`: in the page cache.

@@ -5,7 +5,8 @@
 use crate::bitops::BitWord;
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PAGECACHE_TAG_DIRTY};
-use crate::sync::{Atomic, Locked, Ordering, Platform, SpinGuard, SpinLock};
+use crate::sync::{Locked, Ordering, Platform, SpinGuard, SpinLock, Traced};
+use crate::trace::Name;
 use crate::wb::{Bdi, Wb};
 use std::sync::Arc;
 
@@ -26,6 +27,13 @@ pub const I_SYNC_QUEUED: u32 = 17;
 /// `I_WB_SWITCH` in `i_state`: a cgroup wb switch is in progress; RCU-mode stat updaters must
 /// take the i_pages lock.
 pub const I_WB_SWITCH: u32 = 12;
+/// The names of the `i_state` bits kept in [`Inode::i_state`], for traced accesses.
+const I_BITS: &[(u32, &str)] = &[
+    (I_DIRTY_SYNC, "I_DIRTY_SYNC"),
+    (I_DIRTY_DATASYNC, "I_DIRTY_DATASYNC"),
+    (I_DIRTY_PAGES, "I_DIRTY_PAGES"),
+    (I_WB_SWITCH, "I_WB_SWITCH"),
+];
 
 pub struct Inode<P: Platform> {
     pub ino: u32,
@@ -36,7 +44,7 @@ pub struct Inode<P: Platform> {
     /// The `mapping->i_pages` xa_lock (taken irqsave by the accounting paths).
     pub i_pages: SpinLock<P, ()>,
     /// `inode->i_wb`: the id of the wb in `bdi`.
-    i_wb: P::AtomicUsize,
+    i_wb: Traced<P, P::AtomicUsize>,
     /// The `i_state` bits I_SYNC and I_SYNC_QUEUED. In the kernel they share `i_state` with the
     /// dirty bits; every access to them holds `i_lock`, and the lockless readers of `i_state`
     /// (`__mark_inode_dirty`'s "already dirty" test, `unlocked_inode_to_wb_begin`'s I_WB_SWITCH)
@@ -51,7 +59,7 @@ pub struct Inode<P: Platform> {
     dirtied_when: Locked,
     /// The i_pages xarray's root DIRTY mark, as a count of folios carrying the mark: changed with
     /// the marks under the i_pages lock, read locklessly by `mapping_tagged()`.
-    nr_dirty_tagged: P::AtomicUsize,
+    nr_dirty_tagged: Traced<P, P::AtomicUsize>,
     pub bdi: Arc<Bdi<P>>,
     /// `mapping_can_writeback()`: the bdi has BDI_CAP_WRITEBACK.
     can_writeback: bool,
@@ -64,14 +72,14 @@ impl<P: Platform> Inode<P> {
     pub fn new(ino: u32, bdi: Arc<Bdi<P>>, wb: usize, can_writeback: bool, folios: Vec<Arc<Folio<P>>>) -> Self {
         Inode {
             ino,
-            i_state: BitWord::new(0),
+            i_state: BitWord::new(0, Name { what: "inode{}.i_state", index: i64::from(ino), bits: I_BITS }),
             i_lock: SpinLock::new(()),
             i_pages: SpinLock::new(()),
-            i_wb: P::AtomicUsize::new(wb),
+            i_wb: Traced::new(wb, Name::int("inode{}.i_wb", i64::from(ino))),
             sync_bits: Locked::new(0),
             io_list: Locked::new(IoList::None as usize),
             dirtied_when: Locked::new(0),
-            nr_dirty_tagged: P::AtomicUsize::new(0),
+            nr_dirty_tagged: Traced::new(0, Name::int("inode{}.dirty_tagged", i64::from(ino))),
             bdi,
             can_writeback,
             folios,

@@ -16,7 +16,8 @@
 
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PG_DIRTY};
-use crate::sync::{Atomic, Ordering, Platform, SpinLock};
+use crate::sync::{Ordering, Platform, SpinLock, Traced};
+use crate::trace::Name;
 use std::sync::atomic::{AtomicUsize as GhostUsize, Ordering as Ghost};
 
 /// How dirty pages are charged and discharged.
@@ -37,19 +38,19 @@ pub enum DirtyCharge {
 /// The node dirty counters of one file, and the pages written.
 pub struct DirtyStats<P: Platform> {
     /// `NR_FILE_DIRTY`: pages charged and not yet discharged.
-    pub nr_file_dirty: P::AtomicI64,
+    pub nr_file_dirty: Traced<P, P::AtomicI64>,
     /// `NR_DIRTIED`: pages charged, cumulative.
-    pub nr_dirtied: P::AtomicI64,
+    pub nr_dirtied: Traced<P, P::AtomicI64>,
     /// Pages sent to the device by `iomap_writepage_map()`.
-    pub written: P::AtomicI64,
+    pub written: Traced<P, P::AtomicI64>,
 }
 
 impl<P: Platform> Default for DirtyStats<P> {
     fn default() -> Self {
         DirtyStats {
-            nr_file_dirty: P::AtomicI64::new(0),
-            nr_dirtied: P::AtomicI64::new(0),
-            written: P::AtomicI64::new(0),
+            nr_file_dirty: Traced::new(0, Name::int("NR_FILE_DIRTY", 0)),
+            nr_dirtied: Traced::new(0, Name::int("NR_DIRTIED", 0)),
+            written: Traced::new(0, Name::int("written", 0)),
         }
     }
 }

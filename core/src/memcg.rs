@@ -11,7 +11,8 @@
 
 use crate::ctx::Ctx;
 use crate::revision::{ForeignPolicy, SlotRevision};
-use crate::sync::{Atomic, Ordering, Ordering::Relaxed, Platform, SpinLock};
+use crate::sync::{Ordering, Ordering::Relaxed, Platform, SpinLock, Traced};
+use crate::trace::Name;
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 
 /// Detected when a record overwrites a slot whose flush is in flight (`done.cnt > 1`).
@@ -27,9 +28,9 @@ pub type Key = (i64, i64);
 
 /// One slot: the record's fields, each its own word, and `done.cnt` (1 = nothing in flight).
 pub struct Slot<P: Platform> {
-    key: [P::AtomicI64; 2],
-    at: P::AtomicI64,
-    done: P::AtomicI64,
+    key: [Traced<P, P::AtomicI64>; 2],
+    at: Traced<P, P::AtomicI64>,
+    done: Traced<P, P::AtomicI64>,
     /// Ghost: the record (its key) each field (key0, key1, at) was last written for, for
     /// `record-integrity`. A refresh of `at` writes for the same record.
     writers: [AtomicU64; 3],
@@ -41,7 +42,7 @@ pub struct ForeignTable<P: Platform> {
     rev: SlotRevision,
     /// The lock of [`SlotRevision::Packed`] and its sequence count (odd while a writer holds it).
     lock: SpinLock<P, ()>,
-    seq: P::AtomicUsize,
+    seq: Traced<P, P::AtomicUsize>,
     name: &'static str,
     /// Ghost: flushers in flight, for the in-flight bound.
     flushers: AtomicU64,
@@ -97,16 +98,19 @@ impl<P: Platform> ForeignTable<P> {
     pub fn new(slots: usize, rev: SlotRevision, name: &'static str) -> Self {
         ForeignTable {
             slots: (0..slots)
-                .map(|_| Slot {
-                    key: [P::AtomicI64::new(0), P::AtomicI64::new(0)],
-                    at: P::AtomicI64::new(0),
-                    done: P::AtomicI64::new(1),
+                .map(|i| Slot {
+                    key: [
+                        Traced::new(0, Name::int("slot{}.key[0]", i as i64)),
+                        Traced::new(0, Name::int("slot{}.key[1]", i as i64)),
+                    ],
+                    at: Traced::new(0, Name::int("slot{}.at", i as i64)),
+                    done: Traced::new(1, Name::int("slot{}.done.cnt", i as i64)),
                     writers: [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)],
                 })
                 .collect(),
             rev,
             lock: SpinLock::new(()),
-            seq: P::AtomicUsize::new(0),
+            seq: Traced::new(0, Name::int("seq", 0)),
             name,
             flushers: AtomicU64::new(0),
         }

@@ -13,7 +13,8 @@
 //! under the PTL.
 
 use crate::ctx::Ctx;
-use crate::sync::{Atomic, Ordering, Platform, SpinLock};
+use crate::sync::{Ordering, Platform, SpinLock, Traced};
+use crate::trace::Name;
 
 const PRESENT: usize = 1;
 const DIRTY: usize = 2;
@@ -40,8 +41,8 @@ impl PteState {
 }
 
 pub struct Pte<P: Platform> {
-    word: P::AtomicUsize,
-    mapcount: P::AtomicUsize,
+    word: Traced<P, P::AtomicUsize>,
+    mapcount: Traced<P, P::AtomicUsize>,
     ptl: SpinLock<P, ()>,
 }
 
@@ -53,8 +54,8 @@ impl<P: Platform> Pte<P> {
             PteState::Dirty => PRESENT | DIRTY,
         };
         Pte {
-            word: P::AtomicUsize::new(word),
-            mapcount: P::AtomicUsize::new(usize::from(state != PteState::None)),
+            word: Traced::new(word, Name::int("pte", 0)),
+            mapcount: Traced::new(usize::from(state != PteState::None), Name::int("pte.mapcount", 0)),
             ptl: SpinLock::new(()),
         }
     }

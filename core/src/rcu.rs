@@ -16,22 +16,23 @@
 //! `call_rcu` is modelled by its caller: it waits for a grace period and then runs the callback.
 
 use crate::ctx::Ctx;
-use crate::sync::{Atomic, Ordering, Platform};
+use crate::sync::{Ordering, Platform, Traced};
+use crate::trace::Name;
 
 const NESTING_MASK: usize = 0xffff;
 
 pub struct Rcu<P: Platform> {
     /// One word per task (indexed by [`Ctx::tid`]).
-    readers: Box<[P::AtomicUsize]>,
+    readers: Box<[Traced<P, P::AtomicUsize>]>,
 }
 
 impl<P: Platform> Rcu<P> {
     /// RCU state for tasks with ids below `max_tasks`.
     pub fn new(max_tasks: usize) -> Self {
-        Rcu { readers: (0..max_tasks).map(|_| P::AtomicUsize::new(0)).collect() }
+        Rcu { readers: (0..max_tasks).map(|t| Traced::new(0, Name::int("rcu_reader[{}]", t as i64))).collect() }
     }
 
-    fn word(&self, ctx: &Ctx<P>) -> &P::AtomicUsize {
+    fn word(&self, ctx: &Ctx<P>) -> &Traced<P, P::AtomicUsize> {
         self.readers.get(ctx.tid()).expect("Rcu::new was given fewer tasks than the model runs")
     }
 

@@ -23,14 +23,21 @@
 //! | plain fields under a lock (`i_io_list`, `dirtied_when`, the I/O lists) | [`Locked`]: invisible to the checkers, ordered by the lock |
 //! | workqueue `PENDING` | a bit set by a fully ordered test-and-set when queueing, cleared by the worker before it runs, followed by `smp_mb()` ([`crate::wb`]) |
 //!
+//! Every atomic of shared protocol state is a [`Traced`] integer or a [`crate::bitops::BitWord`]:
+//! under loom each access is recorded in the trace as it happens ([`Platform::access`]), so that
+//! counterexamples mark the loads that read a stale value ([`crate::trace::Stale`]).
+//!
 //! Under loom, spin-waits must yield, models keep to at most 4 spawned threads, and loom has no
 //! nondeterministic choice: choices (CPU placement) are enumerated outside the model. Under
 //! shuttle, choices are drawn with [`Platform::choose`] (shuttle's RNG), which the recording
 //! scheduler captures, so a replay reproduces them.
 
 use crate::ctx::Ctx;
+use crate::trace::{Loc, Name, Trace};
+use std::marker::PhantomData;
 use std::ops::DerefMut;
 pub use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// An atomic integer cell, with the subset of the std atomic API the models use.
 pub trait Atomic<T: Copy>: Send + Sync + 'static {
@@ -73,6 +80,20 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// A nondeterministic choice in `0..n`, reproduced on replay. loom has no choice operator:
     /// its harness enumerates choices outside the model and never calls this.
     fn choose(n: usize) -> usize;
+
+    /// Make `trace` and `thread` (a new [`Ctx`]) the calling model thread's for
+    /// [`Platform::access`], until [`Platform::leave`].
+    fn enter(_trace: &Arc<Trace>, _thread: u8) {}
+
+    /// Undo [`Platform::enter`] (the [`Ctx`] is dropped).
+    fn leave(_trace: &Arc<Trace>, _thread: u8) {}
+
+    /// Record, as it happens, an access to the bits `mask` of a traced location in the trace of
+    /// the calling model thread's [`Ctx`] ([`Trace::access`]): the value read, the value written.
+    /// Only loom records: only its executions let a load read an older store than the last one
+    /// in trace order (shuttle's are sequentially consistent, and std's trace order is not the
+    /// execution order).
+    fn access(_loc: &Loc, _mask: u64, _read: Option<u64>, _written: Option<u64>) {}
 }
 
 /// Data only ever accessed under one lock, or by one task (the kernel's plain fields such as
@@ -95,6 +116,123 @@ impl Locked {
 
     pub fn set(&self, v: usize) {
         self.0.store(v, Ordering::Relaxed);
+    }
+}
+
+/// The integer types of [`Atomic`], as the 64 bits a trace records (signed ones
+/// sign-extended, so that bitwise operations agree).
+pub trait Bits: Copy {
+    fn bits(self) -> u64;
+}
+
+impl Bits for usize {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Bits for i64 {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Bits for i32 {
+    fn bits(self) -> u64 {
+        i64::from(self) as u64
+    }
+}
+
+/// An atomic integer of shared protocol state, the API of [`Atomic`], whose every access is
+/// traced ([`Platform::access`]) right after it happens, before any other scheduling point, as
+/// one location.
+pub struct Traced<P: Platform, A> {
+    atomic: A,
+    loc: Loc,
+    _platform: PhantomData<P>,
+}
+
+impl<P: Platform, A> Traced<P, A> {
+    pub fn new<T: Bits>(v: T, name: Name) -> Self
+    where
+        A: Atomic<T>,
+    {
+        Traced { atomic: A::new(v), loc: Loc::new(name), _platform: PhantomData }
+    }
+
+    fn traced(&self, read: Option<u64>, written: Option<u64>) {
+        P::access(&self.loc, u64::MAX, read, written);
+    }
+
+    /// An RMW that found `old` and computed its store from it.
+    fn rmw<T: Bits>(&self, old: T, new: impl Fn(u64) -> u64) -> T {
+        self.traced(Some(old.bits()), Some(new(old.bits())));
+        old
+    }
+
+    pub fn load<T: Bits>(&self, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        let v = self.atomic.load(order);
+        self.traced(Some(v.bits()), None);
+        v
+    }
+
+    pub fn store<T: Bits>(&self, v: T, order: Ordering)
+    where
+        A: Atomic<T>,
+    {
+        self.atomic.store(v, order);
+        self.traced(None, Some(v.bits()));
+    }
+
+    pub fn swap<T: Bits>(&self, v: T, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        self.rmw(self.atomic.swap(v, order), |_| v.bits())
+    }
+
+    /// A success is an RMW, a failure a load.
+    pub fn compare_exchange<T: Bits>(&self, current: T, new: T, success: Ordering, failure: Ordering) -> Result<T, T>
+    where
+        A: Atomic<T>,
+    {
+        let r = self.atomic.compare_exchange(current, new, success, failure);
+        match r {
+            Ok(old) => self.traced(Some(old.bits()), Some(new.bits())),
+            Err(now) => self.traced(Some(now.bits()), None),
+        }
+        r
+    }
+
+    pub fn fetch_add<T: Bits>(&self, v: T, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        self.rmw(self.atomic.fetch_add(v, order), |old| old.wrapping_add(v.bits()))
+    }
+
+    pub fn fetch_sub<T: Bits>(&self, v: T, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        self.rmw(self.atomic.fetch_sub(v, order), |old| old.wrapping_sub(v.bits()))
+    }
+
+    pub fn fetch_or<T: Bits>(&self, v: T, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        self.rmw(self.atomic.fetch_or(v, order), |old| old | v.bits())
+    }
+
+    pub fn fetch_and<T: Bits>(&self, v: T, order: Ordering) -> T
+    where
+        A: Atomic<T>,
+    {
+        self.rmw(self.atomic.fetch_and(v, order), |old| old & v.bits())
     }
 }
 
@@ -277,6 +415,14 @@ pub mod loom_platform {
     use super::*;
     use loom::sync::atomic::{AtomicI32, AtomicI64, AtomicUsize};
     use loom::sync::{Mutex, MutexGuard};
+    use std::cell::RefCell;
+
+    loom::thread_local! {
+        /// The trace and thread id of each live [`Ctx`] of this model thread, the newest last.
+        /// A thread-local because the bit operations and atomics that record accesses take no
+        /// `Ctx`; loom's are per model thread, and reading one is no scheduling point.
+        static CTXS: RefCell<Vec<(Arc<Trace>, u8)>> = RefCell::new(Vec::new());
+    }
 
     #[derive(Debug, Clone, Copy)]
     pub struct Loom;
@@ -307,6 +453,25 @@ pub mod loom_platform {
         }
         fn choose(_n: usize) -> usize {
             unreachable!("loom has no choice operator: the loom harness enumerates choices outside the model")
+        }
+        fn enter(trace: &Arc<Trace>, thread: u8) {
+            CTXS.with(|c| c.borrow_mut().push((trace.clone(), thread)));
+        }
+        fn leave(trace: &Arc<Trace>, thread: u8) {
+            // The thread's locals are gone if it drops a Ctx while it exits: nothing to undo.
+            let _ = CTXS.try_with(|c| {
+                let mut c = c.borrow_mut();
+                if let Some(i) = c.iter().rposition(|(t, id)| Arc::ptr_eq(t, trace) && *id == thread) {
+                    c.remove(i);
+                }
+            });
+        }
+        fn access(loc: &Loc, mask: u64, read: Option<u64>, written: Option<u64>) {
+            let _ = CTXS.try_with(|c| {
+                if let Some((trace, thread)) = c.borrow().last() {
+                    trace.access(*thread, *loc, mask, read, written);
+                }
+            });
         }
     }
 }

@@ -20,7 +20,8 @@ use crate::dontcache::{wb_workfn, RunOn};
 use crate::percpu::PercpuCounter;
 use crate::rcu::Rcu;
 use crate::revision::{KickProtocol, Knobs};
-use crate::sync::{Atomic, Locked, Ordering, Platform, SpinLock};
+use crate::sync::{Locked, Ordering, Platform, SpinLock, Traced};
+use crate::trace::Name;
 use std::sync::atomic::{AtomicI64, AtomicU32, Ordering as Ghost};
 use std::sync::Arc;
 
@@ -30,6 +31,14 @@ pub const WB_WRITEBACK_RUNNING: u32 = 1;
 pub const WB_HAS_DIRTY_IO: u32 = 2;
 pub const WB_START_ALL: u32 = 3;
 pub const WB_START_DONTCACHE: u32 = 4;
+/// Their names, for traced accesses to `wb->state`.
+const WB_BITS: &[(u32, &str)] = &[
+    (WB_REGISTERED, "WB_registered"),
+    (WB_WRITEBACK_RUNNING, "WB_writeback_running"),
+    (WB_HAS_DIRTY_IO, "WB_has_dirty_io"),
+    (WB_START_ALL, "WB_start_all"),
+    (WB_START_DONTCACHE, "WB_start_dontcache"),
+];
 
 /// `wb->dwork`'s state word: `PENDING` (`WORK_STRUCT_PENDING_BIT`: queued, not started) and
 /// `RUNNING` (a worker is executing it: the pool's busy hash, which `flush_work` waits on).
@@ -105,7 +114,7 @@ pub struct Wb<P: Platform> {
     /// `wb->work_lock`, taken with `spin_lock_irq` by `wb_wakeup` and `wb_shutdown`.
     work_lock: SpinLock<P, ()>,
     /// `wb->dwork`: [`WORK_PENDING`] and [`WORK_RUNNING`].
-    dwork: P::AtomicUsize,
+    dwork: Traced<P, P::AtomicUsize>,
     /// The task running `dwork` (its tid + 1; 0 when none): written and read only by that task.
     runner: Locked,
     /// The last reference went while this wb's own flusher run held it: the release work runs
@@ -119,11 +128,11 @@ pub struct Wb<P: Platform> {
     /// `jiffies` for `dirtied_when`: one tick per inode put on `b_dirty` (under `list_lock`).
     clock: Locked,
     /// `wb->refcnt` (a percpu_ref; modelled in atomic mode). Starts at 1, the initial reference.
-    refcnt: P::AtomicI64,
+    refcnt: Traced<P, P::AtomicI64>,
     /// The RCU state of the bdi (`call_rcu` of the release).
     rcu: Arc<Rcu<P>>,
     /// [`Life`], stored by the release and loaded by every checked access.
-    life: P::AtomicUsize,
+    life: Traced<P, P::AtomicUsize>,
     /// Ghost: how many times the RCU callback ran (read at quiescence only).
     frees: AtomicU32,
     /// Ghost: the pages taken off WB_DONTCACHE_DIRTY so far (the negative `wb_stat_mod`s), for a
@@ -138,19 +147,19 @@ impl<P: Platform> Wb<P> {
     pub fn new(id: usize, nr_cpus: usize, batch: i32, rcu: Arc<Rcu<P>>) -> Self {
         Wb {
             id,
-            state: BitWord::new(1 << WB_REGISTERED),
+            state: BitWord::new(1 << WB_REGISTERED, Name { what: "wb{}.state", index: id as i64, bits: WB_BITS }),
             dontcache_dirty: PercpuCounter::new(nr_cpus),
             batch,
             work_lock: SpinLock::new(()),
-            dwork: P::AtomicUsize::new(0),
+            dwork: Traced::new(0, Name::int("wb{}.dwork", id as i64)),
             runner: Locked::new(0),
             release_pending: Locked::new(0),
             list_lock: SpinLock::new(()),
             nr_io_inodes: Locked::new(0),
             clock: Locked::new(0),
-            refcnt: P::AtomicI64::new(1),
+            refcnt: Traced::new(1, Name::int("wb{}.refcnt", id as i64)),
             rcu,
-            life: P::AtomicUsize::new(Life::Live as usize),
+            life: Traced::new(Life::Live as usize, Name::int("wb{}.life", id as i64)),
             frees: AtomicU32::new(0),
             dontcache_removed: AtomicI64::new(0),
             kick: KickProtocol::V7,

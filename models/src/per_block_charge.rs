@@ -12,7 +12,7 @@ use wb_core::iomap::{iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, D
 use wb_core::pte::{folio_mkclean, zap_pte_range, Pte};
 use wb_core::revision::BlockRevision;
 use wb_core::revision::Revision;
-use wb_core::sync::{Atomic, Ordering, Platform};
+use wb_core::sync::{Ordering, Platform};
 use wb_core::trace::Trace;
 
 pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;

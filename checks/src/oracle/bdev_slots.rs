@@ -226,11 +226,11 @@ impl Oracle for SlotsOracle {
             Call::Close { dev } => m.close(dev as i64),
             Call::Reuse { dev } => m.reuse(dev as i64),
         }
-        Step {
-            thread: program.threads[t].0.into(),
-            function: slots_function(call).into(),
-            detail: format!("{call:?}: slots ((dev, 0), at, done.cnt) {:?}", m.slots),
-        }
+        Step::new(
+            program.threads[t].0,
+            slots_function(call),
+            format!("{call:?}: slots ((dev, 0), at, done.cnt) {:?}", m.slots),
+        )
     }
 
     fn apply_core(&self, c: &mut SlotsCore, _: usize, (t, call): (usize, Call)) {

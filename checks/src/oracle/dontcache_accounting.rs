@@ -407,11 +407,11 @@ impl Oracle for AccountingOracle {
 
     fn apply_reference(&self, r: &mut RefAccounting, mix: &Option<Mix>, thread: usize, op: AccOp) -> Step {
         r.apply(op);
-        Step {
-            thread: mix.as_ref().map_or(format!("t{thread}"), |m| m.roles[thread].name()),
-            function: accounting_function(op).into(),
-            detail: format!("{op:?}: counters {:?}", r.counter),
-        }
+        Step::new(
+            mix.as_ref().map_or(format!("t{thread}"), |m| m.roles[thread].name()),
+            accounting_function(op),
+            format!("{op:?}: counters {:?}", r.counter),
+        )
     }
 
     fn apply_core(&self, c: &mut CoreAccounting, _: usize, op: AccOp) {

@@ -470,7 +470,7 @@ impl<R: KickScope> Oracle for KickOracle<R> {
 /// One reference step as a trace step with the values involved.
 fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
     let who = setup.threads.get(thread).map_or("flusher".to_string(), |t| format!("{}{thread}", t.role.name()));
-    let step = |function: &str, detail: String| Step { thread: who.clone(), function: function.into(), detail };
+    let step = |function: &str, detail: String| Step::new(who.clone(), function, detail);
     let c = &after.dontcache_dirty;
     match (op, result) {
         (KickOp::Dirty { inode, folio, cpu }, KickResult::Dirtied(became)) => step(

@@ -245,11 +245,7 @@ impl Oracle for FolioDirtyOracle {
                 )
             }
         };
-        Step {
-            thread: thread.into(),
-            function: function.into(),
-            detail: format!("{what}: NR_FILE_DIRTY {}", r.file.nr_file_dirty),
-        }
+        Step::new(thread, function, format!("{what}: NR_FILE_DIRTY {}", r.file.nr_file_dirty))
     }
 
     fn apply_core(&self, c: &mut FolioCore, _: usize, op: FolioOp) {

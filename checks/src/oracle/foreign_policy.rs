@@ -107,7 +107,7 @@ impl Oracle for PolicyOracle {
                 ("mem_cgroup_flush_foreign", detail)
             }
         };
-        Step { thread: format!("memcg{}", m + 1), function: function.into(), detail }
+        Step::new(format!("memcg{}", m + 1), function, detail)
     }
 
     fn apply_core(&self, c: &mut PolicyCore, m: usize, op: PolicyOp) {

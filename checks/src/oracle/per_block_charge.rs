@@ -161,11 +161,7 @@ impl Oracle for BlockOracle {
                 ("flusher", "folio_clear_dirty_for_io")
             }
         };
-        Step {
-            thread: thread.into(),
-            function: function.into(),
-            detail: format!("PG_dirty {} bits {:?} ledger {:?}", r.dirty as u8, r.bits, r.ledger),
-        }
+        Step::new(thread, function, format!("PG_dirty {} bits {:?} ledger {:?}", r.dirty as u8, r.bits, r.ledger))
     }
 
     fn apply_core(&self, c: &mut BlockCore, _: usize, op: BlockOp) {

@@ -154,11 +154,7 @@ impl Oracle for PercpuOracle {
                 ("percpu_counter_sum", format!("= {sum}"))
             }
         };
-        Step {
-            thread: THREADS[thread].into(),
-            function: function.into(),
-            detail: format!("{detail}: count {} slots {:?}", m.count, m.slots),
-        }
+        Step::new(THREADS[thread], function, format!("{detail}: count {} slots {:?}", m.count, m.slots))
     }
 
     fn apply_core(&self, c: &mut PercpuCore, _: usize, op: PercpuOp) {

@@ -339,7 +339,7 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
         }
         PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
     };
-    Step { thread: who, function: function.into(), detail }
+    Step::new(who, function, detail)
 }
 
 #[cfg(test)]
