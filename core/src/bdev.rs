@@ -5,7 +5,8 @@
 //! `mutex_trylock(&disk->open_mutex)`, skip it if `bd_openers` is 0, else flush its mapping.
 
 use crate::ctx::Ctx;
-use crate::sync::{Ordering::Relaxed, Platform, SpinLock, Traced};
+use crate::spinlock::SpinLock;
+use crate::sync::{Ordering::Relaxed, Platform, Traced};
 use crate::trace::Name;
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 

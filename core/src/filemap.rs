@@ -8,7 +8,8 @@ use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::page_writeback::{filemap_dirty_folio, folio_account_cleaned};
 use crate::pte::zap_pte_range;
 use crate::revision::LookupClear;
-use crate::sync::{Platform, SpinGuard};
+use crate::spinlock::SpinGuard;
+use crate::sync::Platform;
 use crate::wb::{wb_stat_mod, WbStatItem};
 
 /// The folio in `inode`'s page cache at `index`, if any (a lockless `xas_load`).

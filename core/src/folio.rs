@@ -7,7 +7,8 @@
 
 use crate::bitops::BitWord;
 use crate::pte::{Pte, PteState};
-use crate::sync::{Ordering, Platform, SpinGuard, SpinLock, Traced};
+use crate::spinlock::{SpinGuard, SpinLock};
+use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
 
 pub const PG_LOCKED: u32 = 0;

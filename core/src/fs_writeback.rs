@@ -14,7 +14,8 @@ use crate::folio::PG_DONTCACHE_COUNTED;
 use crate::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_SYNC, I_SYNC_QUEUED, I_WB_SWITCH};
 use crate::page_writeback::do_writepages;
 use crate::revision::{Accounting, SwitchKick};
-use crate::sync::{Ordering, Platform, SpinGuard};
+use crate::spinlock::SpinGuard;
+use crate::sync::{Ordering, Platform};
 use crate::wb::{
     wb_get, wb_put, wb_put_many, wb_stat_mod, wb_wakeup, Access, Wb, WbStatItem, WB_HAS_DIRTY_IO, WB_START_DONTCACHE,
 };

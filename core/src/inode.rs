@@ -5,7 +5,8 @@
 use crate::bitops::BitWord;
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PAGECACHE_TAG_DIRTY};
-use crate::sync::{Locked, Ordering, Platform, SpinGuard, SpinLock, Traced};
+use crate::spinlock::{SpinGuard, SpinLock};
+use crate::sync::{Locked, Ordering, Platform, Traced};
 use crate::trace::Name;
 use crate::wb::{Bdi, Wb};
 use std::sync::Arc;

@@ -16,7 +16,8 @@
 
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PG_DIRTY};
-use crate::sync::{Ordering, Platform, SpinLock, Traced};
+use crate::spinlock::SpinLock;
+use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
 use std::sync::atomic::{AtomicUsize as GhostUsize, Ordering as Ghost};
 

@@ -26,6 +26,7 @@ pub mod pte;
 pub mod rcu;
 pub mod readahead;
 pub mod revision;
+pub mod spinlock;
 pub mod sync;
 pub mod trace;
 pub mod wb;

@@ -11,7 +11,8 @@
 
 use crate::ctx::Ctx;
 use crate::revision::{ForeignPolicy, SlotRevision};
-use crate::sync::{Ordering, Ordering::Relaxed, Platform, SpinLock, Traced};
+use crate::spinlock::SpinLock;
+use crate::sync::{Ordering, Ordering::Relaxed, Platform, Traced};
 use crate::trace::Name;
 use std::sync::atomic::{AtomicU64, Ordering as Ghost};
 
@@ -53,7 +54,7 @@ pub struct ForeignTable<P: Platform> {
 /// already refreshed the slot) does not send lock-free readers to the lock.
 struct PackedWrite<'a, P: Platform> {
     table: &'a ForeignTable<P>,
-    _guard: crate::sync::SpinGuard<'a, P, ()>,
+    _guard: crate::spinlock::SpinGuard<'a, P, ()>,
     storing: std::cell::Cell<bool>,
 }
 

@@ -11,7 +11,8 @@
 
 use crate::ctx::Ctx;
 use crate::revision::PercpuRevision;
-use crate::sync::{Ordering::Relaxed, Platform, SpinLock, Traced};
+use crate::spinlock::SpinLock;
+use crate::sync::{Ordering::Relaxed, Platform, Traced};
 use crate::trace::Name;
 use crossbeam_utils::CachePadded;
 

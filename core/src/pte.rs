@@ -13,7 +13,8 @@
 //! under the PTL.
 
 use crate::ctx::Ctx;
-use crate::sync::{Ordering, Platform, SpinLock, Traced};
+use crate::spinlock::SpinLock;
+use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
 
 const PRESENT: usize = 1;

@@ -15,7 +15,7 @@
 //! | `test_and_set_bit`, `test_and_clear_bit` (value-returning, fully ordered, also when they fail: commit 415d832497098030) | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` ([`crate::bitops`]). loom treats SeqCst *accesses* as AcqRel, so an all-SeqCst RMW gave a counterexample C11 forbids; the bracketed form behaves like LKMM's fully ordered RMW |
 //! | `test_bit`, `READ_ONCE`, `WRITE_ONCE`, `set_bit`, `clear_bit` (no return value) | Relaxed load / store / `fetch_or` / `fetch_and` |
 //! | `smp_mb()` | `fence(SeqCst)`; `smp_rmb()` / `smp_wmb()`: Acquire / Release fences |
-//! | `spin_lock` / `spin_unlock`, `raw_spin_lock_irqsave`, `xa_lock` | [`SpinLock`] over [`Platform::Mutex`] (acquire / release) |
+//! | `spin_lock` / `spin_unlock`, `raw_spin_lock_irqsave`, `xa_lock` | [`crate::spinlock::SpinLock`] over [`Platform::Mutex`] (acquire / release) |
 //! | `wb->state` | one atomic word holding every `WB_*` bit ([`crate::wb`]) |
 //! | `percpu_counter_add_batch` | fast path: Relaxed `compare_exchange` on the current CPU's slot that re-checks `abs(slot + amount) < batch` (`this_cpu_try_cmpxchg`); slow path under the counter lock: re-read the slot, `count += slot + amount`, `slot -= value read` ([`crate::percpu`]) |
 //! | `percpu_counter_read` / `_sum` | read: the global count only (Relaxed); sum: under the lock, count + every slot read Relaxed (not a snapshot) |
@@ -32,7 +32,6 @@
 //! shuttle, choices are drawn with [`Platform::choose`] (shuttle's RNG), which the recording
 //! scheduler captures, so a replay reproduces them.
 
-use crate::ctx::Ctx;
 use crate::trace::{Loc, Name, Trace};
 use std::marker::PhantomData;
 use std::ops::DerefMut;
@@ -81,15 +80,15 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// its harness enumerates choices outside the model and never calls this.
     fn choose(n: usize) -> usize;
 
-    /// Make `trace` and `thread` (a new [`Ctx`]) the calling model thread's for
+    /// Make `trace` and `thread` (a new [`Ctx`](crate::ctx::Ctx)) the calling model thread's for
     /// [`Platform::access`], until [`Platform::leave`].
     fn enter(_trace: &Arc<Trace>, _thread: u8) {}
 
-    /// Undo [`Platform::enter`] (the [`Ctx`] is dropped).
+    /// Undo [`Platform::enter`] (the [`Ctx`](crate::ctx::Ctx) is dropped).
     fn leave(_trace: &Arc<Trace>, _thread: u8) {}
 
     /// Record, as it happens, an access to the bits `mask` of a traced location in the trace of
-    /// the calling model thread's [`Ctx`] ([`Trace::access`]): the value read, the value written.
+    /// the calling model thread's [`Ctx`](crate::ctx::Ctx) ([`Trace::access`]): the value read, the value written.
     /// Only loom records: only its executions let a load read an older store than the last one
     /// in trace order (shuttle's are sequentially consistent, and std's trace order is not the
     /// execution order).
@@ -236,87 +235,6 @@ impl<P: Platform, A> Traced<P, A> {
     }
 }
 
-/// A kernel spinlock (`spinlock_t`, `raw_spinlock_t`, the xa_lock) over [`Platform::Mutex`], with
-/// the IRQ-state effects of its lock variants on the calling task ([`Ctx`]).
-pub struct SpinLock<P: Platform, T: Send + 'static> {
-    inner: P::Mutex<T>,
-}
-
-/// How a held [`SpinLock`] was taken, which decides what unlocking does to IRQs.
-enum IrqMode<'a, P: Platform> {
-    /// `spin_lock`: nothing.
-    Plain,
-    /// `spin_lock_irq`: `spin_unlock_irq` enables interrupts unconditionally.
-    Irq(&'a Ctx<P>, &'static str),
-    /// `spin_lock_irqsave`: `spin_unlock_irqrestore` restores the saved state.
-    IrqSave(&'a Ctx<P>, &'static str, bool),
-}
-
-/// Held [`SpinLock`]; unlocks on drop, then applies the IRQ effect of the unlock variant.
-pub struct SpinGuard<'a, P: Platform, T: Send + 'static> {
-    guard: Option<<P::Mutex<T> as Lock<T>>::Guard<'a>>,
-    mode: IrqMode<'a, P>,
-}
-
-impl<P: Platform, T: Send + 'static> SpinLock<P, T> {
-    pub fn new(v: T) -> Self {
-        SpinLock { inner: P::Mutex::new(v) }
-    }
-
-    /// `spin_lock()`.
-    pub fn lock(&self) -> SpinGuard<'_, P, T> {
-        SpinGuard { guard: Some(self.inner.lock()), mode: IrqMode::Plain }
-    }
-
-    /// `spin_trylock()`.
-    pub fn try_lock(&self) -> Option<SpinGuard<'_, P, T>> {
-        Some(SpinGuard { guard: Some(self.inner.try_lock()?), mode: IrqMode::Plain })
-    }
-
-    /// `spin_lock_irq()`: disable interrupts, then lock; the unlock enables them unconditionally
-    /// (a violation if an irqsave lock is held then). `function` names the caller in the trace.
-    pub fn lock_irq<'a>(&'a self, ctx: &'a Ctx<P>, function: &'static str) -> SpinGuard<'a, P, T> {
-        ctx.local_irq_save();
-        SpinGuard { guard: Some(self.inner.lock()), mode: IrqMode::Irq(ctx, function) }
-    }
-
-    /// `spin_lock_irqsave()` / `xa_lock_irqsave()`: save and disable interrupts, then lock; the
-    /// lock counts as held-irqsave until unlocked.
-    pub fn lock_irqsave<'a>(&'a self, ctx: &'a Ctx<P>, function: &'static str) -> SpinGuard<'a, P, T> {
-        let was = ctx.local_irq_save();
-        let guard = self.inner.lock();
-        ctx.irqsave_acquired();
-        SpinGuard { guard: Some(guard), mode: IrqMode::IrqSave(ctx, function, was) }
-    }
-}
-
-impl<P: Platform, T: Send + 'static> std::ops::Deref for SpinGuard<'_, P, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        self.guard.as_ref().expect("held until drop")
-    }
-}
-
-impl<P: Platform, T: Send + 'static> std::ops::DerefMut for SpinGuard<'_, P, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        self.guard.as_mut().expect("held until drop")
-    }
-}
-
-impl<P: Platform, T: Send + 'static> Drop for SpinGuard<'_, P, T> {
-    fn drop(&mut self) {
-        drop(self.guard.take());
-        match self.mode {
-            IrqMode::Plain => {}
-            IrqMode::Irq(ctx, function) => ctx.local_irq_enable(function),
-            IrqMode::IrqSave(ctx, function, was) => {
-                ctx.irqsave_released();
-                ctx.local_irq_restore(function, was);
-            }
-        }
-    }
-}
-
 macro_rules! impl_atomic {
     ($($t:ty => $at:ty),* $(,)?) => {$(
         impl Atomic<$t> for $at {
@@ -418,7 +336,7 @@ pub mod loom_platform {
     use std::cell::RefCell;
 
     loom::thread_local! {
-        /// The trace and thread id of each live [`Ctx`] of this model thread, the newest last.
+        /// The trace and thread id of each live [`Ctx`](crate::ctx::Ctx) of this model thread, the newest last.
         /// A thread-local because the bit operations and atomics that record accesses take no
         /// `Ctx`; loom's are per model thread, and reading one is no scheduling point.
         static CTXS: RefCell<Vec<(Arc<Trace>, u8)>> = RefCell::new(Vec::new());

@@ -11,7 +11,8 @@ use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::fadvise::Geometry;
 use wb_core::revision::FolioPolicy;
 use wb_core::revision::Revision;
-use wb_core::sync::{Ordering, Platform, SpinLock};
+use wb_core::spinlock::SpinLock;
+use wb_core::sync::{Ordering, Platform};
 use wb_core::trace::Trace;
 
 pub const NAME: &str = <FolioPolicy as Revision>::SCENARIO;
