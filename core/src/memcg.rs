@@ -360,7 +360,7 @@ impl<P: Platform> MemcgForeign<P> {
             (ForeignPolicy::SeparateBdev, Some(dev)) => {
                 self.bdev.track(ctx, (dev, 0), now, update_intv);
             }
-            _ => {
+            (ForeignPolicy::Baseline, _) | (ForeignPolicy::SkipBdev | ForeignPolicy::SeparateBdev, None) => {
                 self.frn.track(ctx, target.owner, now, update_intv);
             }
         }

@@ -58,7 +58,7 @@ impl RefFile {
         let max_pages = match policy {
             RefPolicy::FadvRandom => 2,
             RefPolicy::FadvRandomWrite64k => 16,
-            _ => 32,
+            RefPolicy::PerFolio | RefPolicy::PerPage | RefPolicy::FadvDontneed => 32,
         };
         let mut f = RefFile {
             folio_of: vec![None; file_pages],
@@ -77,7 +77,7 @@ impl RefFile {
                 (0..file_pages).step_by(2).for_each(|p| f.add_folio(p, 2));
                 return f;
             }
-            _ => {}
+            RefPolicy::PerFolio | RefPolicy::PerPage | RefPolicy::FadvRandomWrite64k => {}
         }
         // Readahead: window sizes and folio sizes per round, pages.
         let (mut start, mut window, mut size) = (0usize, 4usize, 1usize);
