@@ -86,12 +86,29 @@ enum Command {
         #[arg(long, default_value = "quick")]
         tier: Tier,
     },
-    /// Print a scenario revision's litmus-shaped core as a C litmus test for herd7 and the
-    /// kernel's tools/memory-model, with the result wbcheck's loom verdict predicts.
+    /// Print one LKMM litmus export (a C litmus test for herd7 with the kernel's
+    /// tools/memory-model, its Result line wbcheck's prediction); or, with --judge, run herd7 on
+    /// every committed export and compare its verdicts with the predictions.
     Litmus {
-        scenario: String,
+        #[arg(required_unless_present_any = ["judge", "judge_log"])]
+        scenario: Option<String>,
+        #[arg(long, required_unless_present_any = ["judge", "judge_log"])]
+        revision: Option<String>,
+        /// One of the scenario's shapes besides its core (the error for a wrong one lists them).
         #[arg(long)]
-        revision: String,
+        shape: Option<String>,
+        /// Judge every export with herd7, run from this tools/memory-model directory.
+        #[arg(long, value_name = "MODEL_DIR", conflicts_with_all = ["scenario", "judge_log"])]
+        judge: Option<PathBuf>,
+        /// Judge the tests in a saved herd7 output instead of running herd7.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["scenario"])]
+        judge_log: Option<PathBuf>,
+        /// The herd7 executable.
+        #[arg(long, default_value = "herd7")]
+        herd7: PathBuf,
+        /// Where the committed exports are.
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/litmus"))]
+        dir: PathBuf,
     },
     /// Combine the JSON matrices of the shards of one split run into the whole matrix.
     Merge {
@@ -372,9 +389,36 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
             emit(render::replayed_text(&replayed))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Litmus { scenario, revision } => {
-            emit(wb_models::litmus::export(&scenario, &revision)?)?;
-            Ok(ExitCode::SUCCESS)
+        Command::Litmus { scenario, revision, shape, judge, judge_log, herd7, dir } => {
+            use wb_models::litmus::judge as j;
+            let judgements = match (judge, judge_log) {
+                (Some(model), _) => j::run(&herd7, &model, &dir)?,
+                (None, Some(log)) => {
+                    let text = std::fs::read_to_string(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+                    let found = j::parse(&text)?;
+                    if found.is_empty() {
+                        return Err(Stop::Error(format!("{}: no herd7 Observation line", log.display())));
+                    }
+                    j::judge(&found)?
+                }
+                (None, None) => {
+                    let (scenario, revision) = (scenario.unwrap_or_default(), revision.unwrap_or_default());
+                    emit(wb_models::litmus::export(&scenario, &revision, shape.as_deref())?)?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+            };
+            let mut text = String::new();
+            for judgement in &judgements {
+                text.push_str(&format!("{judgement}\n"));
+            }
+            let agree = j::all_agree(&judgements);
+            text.push_str(&format!(
+                "{} of {} exports agree with herd7\n",
+                judgements.iter().filter(|x| matches!(x.verdict, j::Verdict::Agrees | j::Verdict::Forgiven)).count(),
+                judgements.len()
+            ));
+            emit(text)?;
+            Ok(if agree { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Simulate { simulation, svg } => {
             use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};

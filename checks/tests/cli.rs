@@ -314,8 +314,36 @@ fn litmus_export_and_its_bad_input() {
         text.starts_with("C dontcache-kick+v7-posted-no-mb\n") && text.contains(" * Result: Sometimes\n"),
         "{text}"
     );
-    assert_bad_input(&["litmus", "wb-pin", "--revision", "v7"], "'wb-pin'", "dontcache-kick");
+    let out = wbcheck(&["litmus", "wb-pin", "--revision", "v7", "--shape", "switch-kick"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("C wb-pin+v7+switch-kick\n"));
+    assert_bad_input(&["litmus", "foreign-policy", "--revision", "v7"], "'foreign-policy'", "wb-pin");
     assert_bad_input(&["litmus", "dontcache-kick", "--revision", "v99"], "'v99'", "v7-posted");
+    assert_bad_input(&["litmus", "wb-pin", "--revision", "v7", "--shape", "nope"], "'nope'", "i-wb-switch");
+    assert_bad_input(&["litmus", "wb-pin"], "required", "--revision");
+}
+
+/// The judge on saved herd7 output: the committed sample of herd7 7.58's output agrees with
+/// its export's Result line; a disagreement exits 1 and says which.
+#[test]
+fn litmus_judge_reads_herd7_output() {
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/litmus/herd7-output/");
+    let out = wbcheck(&["litmus", "--judge-log", &format!("{samples}dontcache-kick+v7-posted-no-mb.out")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("ok   dontcache-kick+v7-posted-no-mb: predicted Sometimes, herd7 Sometimes 1 3"), "{text}");
+    let dir = std::env::temp_dir().join(format!("wbcheck-judge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wrong = std::fs::read_to_string(format!("{samples}dontcache-kick+v7.written.out")).unwrap().replace("Never 0 3", "Sometimes 1 2");
+    let log = dir.join("wrong.out");
+    std::fs::write(&log, wrong).unwrap();
+    let out = wbcheck(&["litmus", "--judge-log", log.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL dontcache-kick+v7: predicted Never, herd7 Sometimes 1 2: non-Never verification"), "{text}");
+    std::fs::write(&log, "herd7: fatal error\n").unwrap();
+    assert_bad_input(&["litmus", "--judge-log", log.to_str().unwrap()], "no herd7 Observation", "Observation");
+    assert_bad_input(&["litmus", "--judge", "/nonexistent"], "linux-kernel.cfg", "tools/memory-model");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
