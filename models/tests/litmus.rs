@@ -126,3 +126,14 @@ fn results_state_the_predictions() {
     assert!(text("percpu-counter+kernel+sum").contains("r3 = *slot0;"), "the sum's plain load");
     assert!(!text("percpu-counter+unlocked-fold").contains("spin_lock(lock);"));
 }
+
+/// herd7's measured verdicts are on exports that still exist, and agree with their Result lines.
+#[test]
+fn measured_results_agree_with_the_predictions() {
+    use wb_models::litmus::{judge, MEASURED};
+    for &(name, outcome, positive, negative) in MEASURED {
+        let l = exports().into_iter().find(|l| l.name() == name).unwrap_or_else(|| panic!("no export {name}"));
+        let seen = judge::Observation { name: name.into(), outcome, positive, negative, data_race: false };
+        assert_eq!(judge::judge_one(l.prediction, &seen), judge::Verdict::Agrees, "{name}");
+    }
+}

@@ -78,13 +78,29 @@ pub(crate) fn loom_reports<R: Revision>(rev: R, property: &str) -> bool {
     rev.row().expected[0].contains(&property)
 }
 
-/// The table of `models/litmus/README.md`: every export with its shape, prediction and what
-/// the prediction rests on.
+/// herd7 7.58's verdicts on the exports it has been run on (LKMM from Debian linux-source-6.12's
+/// tools/memory-model and from herdtools7's 2026 copy gave the same): outcome, positive and
+/// negative witnesses. Every other export's Result line is a prediction.
+pub const MEASURED: &[(&str, Outcome, u64, u64)] = &[
+    ("dontcache-kick+v7", Outcome::Never, 0, 3),
+    ("dontcache-kick+v7-posted", Outcome::Never, 0, 3),
+    ("dontcache-kick+v7-no-mb", Outcome::Never, 0, 3),
+    ("dontcache-kick+v7-posted-no-mb", Outcome::Sometimes, 1, 3),
+    ("dontcache-kick+v5-late-clear", Outcome::Sometimes, 1, 3),
+    ("dontcache-kick+v5-approx-read", Outcome::Sometimes, 1, 1),
+];
+
+/// The table of the READMEs: every export with its shape, prediction, what the prediction
+/// rests on, and herd7's measured verdict where there is one.
 pub fn readme_table() -> String {
-    let mut out = String::from("| file | shape | Result | rests on |\n|---|---|---|---|\n");
+    let mut out = String::from("| file | shape | Result | rests on | herd7 7.58 |\n|---|---|---|---|---|\n");
     for l in exports() {
+        let herd = match MEASURED.iter().find(|m| m.0 == l.name()) {
+            Some((_, outcome, pos, neg)) => format!("{} {pos}/{neg} (measured)", outcome.name()),
+            None => "not run: prediction".into(),
+        };
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {herd} |\n",
             l.file_name(),
             l.title,
             l.prediction,
