@@ -333,13 +333,18 @@ fn litmus_judge_reads_herd7_output() {
     assert!(text.contains("ok   dontcache-kick+v7-posted-no-mb: predicted Sometimes, herd7 Sometimes 1 3"), "{text}");
     let dir = std::env::temp_dir().join(format!("wbcheck-judge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let wrong = std::fs::read_to_string(format!("{samples}dontcache-kick+v7.written.out")).unwrap().replace("Never 0 3", "Sometimes 1 2");
+    let wrong = std::fs::read_to_string(format!("{samples}dontcache-kick+v7.written.out"))
+        .unwrap()
+        .replace("Never 0 3", "Sometimes 1 2");
     let log = dir.join("wrong.out");
     std::fs::write(&log, wrong).unwrap();
     let out = wbcheck(&["litmus", "--judge-log", log.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("FAIL dontcache-kick+v7: predicted Never, herd7 Sometimes 1 2: non-Never verification"), "{text}");
+    assert!(
+        text.contains("FAIL dontcache-kick+v7: predicted Never, herd7 Sometimes 1 2: non-Never verification"),
+        "{text}"
+    );
     std::fs::write(&log, "herd7: fatal error\n").unwrap();
     assert_bad_input(&["litmus", "--judge-log", log.to_str().unwrap()], "no herd7 Observation", "Observation");
     assert_bad_input(&["litmus", "--judge", "/nonexistent"], "linux-kernel.cfg", "tools/memory-model");

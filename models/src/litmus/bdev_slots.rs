@@ -9,7 +9,8 @@ pub fn exports() -> Vec<Litmus> {
 }
 
 fn tracker(n: usize, dev: u8, locked: bool) -> Proc {
-    let (r_at, params) = (if n == 0 { "r0" } else { "r1" }, "int *key0, int *at0, int *key1, int *at1, spinlock_t *lock");
+    let (r_at, params) =
+        (if n == 0 { "r0" } else { "r1" }, "int *key0, int *at0, int *key1, int *at1, spinlock_t *lock");
     let regs: &'static [&'static str] = if n == 0 { &["int r0"] } else { &["int r1"] };
     let mut p = Proc::new(params, regs);
     if locked {

@@ -72,7 +72,15 @@ fn basis(finding: usize) -> Basis {
     }
 }
 
-fn export(shape: &'static str, title: &str, finding: usize, notes: Vec<String>, procs: Vec<Proc>, init: Vec<&'static str>, exists: &str) -> Litmus {
+fn export(
+    shape: &'static str,
+    title: &str,
+    finding: usize,
+    notes: Vec<String>,
+    procs: Vec<Proc>,
+    init: Vec<&'static str>,
+    exists: &str,
+) -> Litmus {
     let rev = AccountingRevision::V7;
     Litmus {
         scenario: NAME,
@@ -102,8 +110,11 @@ fn lookup_dirtier() -> Litmus {
         .line("\t\tatomic_inc(dc);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)")
         .line("\tspin_unlock(i_pages);", "")
         .line("}", "");
-    let p1 = Proc::new("int *dirty, int *dropbehind, int *dc", &["int r2", "int r3"])
-        .lines(lookup("r2", "r3", lookup_plain_dec()));
+    let p1 = Proc::new("int *dirty, int *dropbehind, int *dc", &["int r2", "int r3"]).lines(lookup(
+        "r2",
+        "r3",
+        lookup_plain_dec(),
+    ));
     export(
         "lookup-dirtier",
         "an unlocked lookup against a dirtier: the counter goes negative",
@@ -131,8 +142,11 @@ fn lookup_cleaner() -> Litmus {
         .line("\tif (r1 == 1)", "")
         .line("\t\tatomic_dec(dc);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, -nr)")
         .line("}", "");
-    let p1 = Proc::new("int *dirty, int *dropbehind, int *dc", &["int r2", "int r3"])
-        .lines(lookup("r2", "r3", lookup_plain_dec()));
+    let p1 = Proc::new("int *dirty, int *dropbehind, int *dc", &["int r2", "int r3"]).lines(lookup(
+        "r2",
+        "r3",
+        lookup_plain_dec(),
+    ));
     export(
         "lookup-cleaner",
         "an unlocked lookup against a cleaner: the counter leaks",
@@ -196,16 +210,17 @@ fn lookup_switch() -> Litmus {
 }
 
 fn redirty_switch() -> Litmus {
-    let p0 = Proc::new("int **i_wb, int *dirty, int *dropbehind, spinlock_t *i_pages", &["int r0", "int r1", "int *r2"])
-        .line("r0 = xchg(dirty, 1);", "folio_redirty_for_writepage: folio_test_set_dirty")
-        .line("if (r0 == 0) {", "")
-        .line("\tspin_lock(i_pages);", "__folio_mark_dirty: xa_lock_irqsave")
-        .line("\tr1 = READ_ONCE(*dropbehind);", "folio_account_dirtied: folio_test_dropbehind")
-        .line("\tr2 = *i_wb;", "inode_to_wb (stable under the i_pages lock)")
-        .line("\tif (r1 == 1)", "")
-        .line("\t\tatomic_inc(r2);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)")
-        .line("\tspin_unlock(i_pages);", "")
-        .line("}", "");
+    let p0 =
+        Proc::new("int **i_wb, int *dirty, int *dropbehind, spinlock_t *i_pages", &["int r0", "int r1", "int *r2"])
+            .line("r0 = xchg(dirty, 1);", "folio_redirty_for_writepage: folio_test_set_dirty")
+            .line("if (r0 == 0) {", "")
+            .line("\tspin_lock(i_pages);", "__folio_mark_dirty: xa_lock_irqsave")
+            .line("\tr1 = READ_ONCE(*dropbehind);", "folio_account_dirtied: folio_test_dropbehind")
+            .line("\tr2 = *i_wb;", "inode_to_wb (stable under the i_pages lock)")
+            .line("\tif (r1 == 1)", "")
+            .line("\t\tatomic_inc(r2);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)")
+            .line("\tspin_unlock(i_pages);", "")
+            .line("}", "");
     let mut scan = lines(&[
         ("r4 = READ_ONCE(*dirty);", "inode_do_switch_wbs: the DIRTY mark is set"),
         ("r5 = READ_ONCE(*dropbehind);", ""),
@@ -251,7 +266,10 @@ fn migrate_switch() -> Litmus {
     .line("if (r0 == 1) {", "")
     .line("\tr1 = READ_ONCE(*new_dropbehind);", "folio_account_cleaned: folio_test_dropbehind")
     .line("\tif (r1 == 1) {", "");
-    p0 = p0.lines(section_dec("r2", "r3").into_iter().map(|(c, k)| (format!("\t\t{c}"), k))).line("\t}", "").line("}", "");
+    p0 = p0
+        .lines(section_dec("r2", "r3").into_iter().map(|(c, k)| (format!("\t\t{c}"), k)))
+        .line("\t}", "")
+        .line("}", "");
     let mut scan = lines(&[
         ("r4 = READ_ONCE(*entry);", "inode_do_switch_wbs: the folio in the cache"),
         ("if (r4 == 0) {", ""),

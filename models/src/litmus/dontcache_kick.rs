@@ -59,8 +59,9 @@ const PLAIN_SLOT_NOTE: &str = "Plain accesses: __percpu_counter_sum reads the sl
 fn core(rev: KickRevision) -> Litmus {
     let k = rev.knobs();
     let by = predicted_by(rev);
-    let mut p0 = Proc::new("int *slot, int *start", if k.kick == Kick::Posted { &["int r0", "int r1"] } else { &["int r1"] })
-        .line("WRITE_ONCE(*slot, 1);", "percpu_counter_add_batch: this CPU's slot");
+    let mut p0 =
+        Proc::new("int *slot, int *start", if k.kick == Kick::Posted { &["int r0", "int r1"] } else { &["int r1"] })
+            .line("WRITE_ONCE(*slot, 1);", "percpu_counter_add_batch: this CPU's slot");
     p0 = if k.writer_smp_mb {
         p0.line("smp_mb();", "__mark_inode_dirty")
     } else {

@@ -31,10 +31,7 @@ fn rescuer(rev: RescuerRevision) -> Litmus {
         shape: None,
         title: "a rescuer run against a later kick".into(),
         summary: rev.summary(),
-        prediction: Prediction {
-            outcome: if fails { Outcome::Always } else { Outcome::Never },
-            data_race: false,
-        },
+        prediction: Prediction { outcome: if fails { Outcome::Always } else { Outcome::Never }, data_race: false },
         basis: Basis {
             short: format!("loom: {}; sequential", if fails { "fail (lost-wakeup)" } else { "pass" }),
             long: format!(

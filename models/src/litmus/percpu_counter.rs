@@ -13,7 +13,8 @@ pub fn exports() -> Vec<Litmus> {
 /// The fold of one CPU (`cpu`, its slot `slot`, registers `ra`, `rb`), with or without the lock.
 fn folder(cpu: usize, locked: bool) -> Proc {
     let (slot, ra, rb) = if cpu == 0 { ("slot0", "r2", "r3") } else { ("slot1", "r4", "r5") };
-    let params = if cpu == 0 { "int *slot0, int *count, spinlock_t *lock" } else { "int *slot1, int *count, spinlock_t *lock" };
+    let params =
+        if cpu == 0 { "int *slot0, int *count, spinlock_t *lock" } else { "int *slot1, int *count, spinlock_t *lock" };
     let regs: &'static [&'static str] = if cpu == 0 { &["int r2", "int r3"] } else { &["int r4", "int r5"] };
     let mut p = Proc::new(params, regs);
     p = if locked {
@@ -118,11 +119,9 @@ fn sum() -> Litmus {
                    stating that assumption, so that LKMM answers the ordering question."
                 .into(),
         },
-        notes: vec![
-            "Reduced: the add's loop (one attempt), the fold (it takes the lock, and only the fast path is \
+        notes: vec!["Reduced: the add's loop (one attempt), the fold (it takes the lock, and only the fast path is \
              unlocked), the online-CPU mask (two CPUs)."
-                .into(),
-        ],
+            .into()],
         init: vec!["slot0=0", "slot1=0", "count=0"],
         procs: vec![p0, p1],
         exists: "0:r1=0 /\\ 1:r3=0".into(),

@@ -2,7 +2,10 @@
 //! `wb_get`, the switch's grace period and release), the `I_WB_SWITCH` handshake that
 //! `unlocked_inode_to_wb_begin` relies on, and the v7 finding: the kick lost across a switch.
 
-use super::{loom_reports, switch_begin, switch_end, wb_section_begin, wb_section_end, Basis, Litmus, Prediction, Proc, I_STATE_NOTE};
+use super::{
+    loom_reports, switch_begin, switch_end, wb_section_begin, wb_section_end, Basis, Litmus, Prediction, Proc,
+    I_STATE_NOTE,
+};
 use crate::wb_pin::NAME;
 use wb_core::property::{LOST_WAKEUP, USE_AFTER_FREE};
 use wb_core::revision::{KickPin, PinRevision, SwitchKick};
@@ -10,9 +13,7 @@ use wb_core::revision::{KickPin, PinRevision, SwitchKick};
 pub fn exports() -> Vec<Litmus> {
     let mut all: Vec<Litmus> = PinRevision::ALL.into_iter().map(lifetime).collect();
     all.push(i_wb_switch());
-    all.extend(
-        [PinRevision::V7, PinRevision::V7FixSwitchKick].into_iter().map(switch_kick),
-    );
+    all.extend([PinRevision::V7, PinRevision::V7FixSwitchKick].into_iter().map(switch_kick));
     all
 }
 
@@ -168,9 +169,7 @@ fn switch_kick(rev: PinRevision) -> Litmus {
         .line("atomic_add(1, slot2);", "wb_stat_mod(new_wb, WB_DONTCACHE_DIRTY, nr)");
     p0 = match rev.knobs().accounting.switch_kick {
         SwitchKick::None => p0,
-        SwitchKick::SetStartDontcache => {
-            p0.line("r0 = xchg(start2, 1);", "(fix) test_and_set_bit(WB_start_dontcache)")
-        }
+        SwitchKick::SetStartDontcache => p0.line("r0 = xchg(start2, 1);", "(fix) test_and_set_bit(WB_start_dontcache)"),
     };
     p0 = p0.line("r2 = xchg(pend2, 1);", "wb_wakeup(new_wb): queue its work (PENDING)");
     let p1 = Proc::new("int *slot1, int *start1, int *pend1", &["int r3", "int r4", "int r5"])
