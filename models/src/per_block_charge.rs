@@ -110,6 +110,11 @@ impl<P: Platform> BlockObjects<P> {
     }
 
     /// (charged, discharged) pages per dirty cycle, the cycles with any.
+    /// wb-core's `NR_FILE_DIRTY` and `NR_DIRTIED`, as its charge and discharge left them.
+    pub fn counters(&self) -> (i64, i64) {
+        (self.stats.nr_file_dirty.load(Ordering::Relaxed), self.stats.nr_dirtied.load(Ordering::Relaxed))
+    }
+
     pub fn ledger(&self) -> BTreeMap<usize, (i64, i64)> {
         self.ledger.0.lock().expect("ghost").iter().filter(|(_, e)| **e != (0, 0)).map(|(k, e)| (*k, *e)).collect()
     }

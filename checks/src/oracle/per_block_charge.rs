@@ -176,7 +176,20 @@ impl Oracle for BlockOracle {
         let reference: BTreeMap<usize, (i64, i64)> =
             r.ledger.iter().filter(|(_, e)| **e != (0, 0)).map(|(k, e)| (*k, *e)).collect();
         let core = c.objects.ledger();
-        (core != reference).then(|| format!("wb-core's ledger {core:?} differs from the reference's {reference:?}"))
+        if core != reference {
+            return Some(format!("wb-core's ledger {core:?} differs from the reference's {reference:?}"));
+        }
+        // The ledger is what the model saw each call charge; the counters are what wb-core's
+        // charge and discharge did to NR_FILE_DIRTY and NR_DIRTIED.
+        let charged: i64 = r.ledger.values().map(|e| e.0).sum();
+        let discharged: i64 = r.ledger.values().map(|e| e.1).sum();
+        let (file_dirty, dirtied) = c.objects.counters();
+        ((file_dirty, dirtied) != (charged - discharged, charged)).then(|| {
+            format!(
+                "wb-core's NR_FILE_DIRTY {file_dirty}, NR_DIRTIED {dirtied} differ from the reference's {}, {charged}",
+                charged - discharged
+            )
+        })
     }
 
     fn violated(&self, r: &RefBlock, _: &Start) -> Vec<(&'static str, String)> {
