@@ -79,9 +79,18 @@ fn control_percpu_sum_never_sees_a_fold_half_done() {
                 c.add_batch(&ctx, 1, 2);
             })
         };
-        let ctx = task(&trace, "summer", 0);
-        let sum = c.sum(&ctx);
+        let result = flag();
+        let summer = {
+            let (trace, c, result) = (trace.clone(), c.clone(), result.clone());
+            Loom::spawn(move || {
+                let ctx = task(&trace, "summer", 0);
+                set(&result, c.sum(&ctx) as usize);
+            })
+        };
         Loom::join(adder);
+        Loom::join(summer);
+        let ctx = task(&trace, "reader", 0);
+        let sum = get(&result) as i64;
         assert!((0..=2).contains(&sum), "percpu_counter_sum = {sum} while two adds of 1 were made: a fold half done");
         assert_eq!(c.sum(&ctx), 2);
         sum == 2
