@@ -201,6 +201,13 @@ pub struct WbLockCookie<'a, P: Platform> {
     locked: Option<SpinGuard<'a, P, ()>>,
 }
 
+impl<P: Platform> WbLockCookie<'_, P> {
+    /// `cookie->locked`: the section saw I_WB_SWITCH set and holds the i_pages lock.
+    pub fn locked(&self) -> bool {
+        self.locked.is_some()
+    }
+}
+
 /// `unlocked_inode_to_wb_begin()` (include/linux/backing-dev.h): enter an RCU read section, read
 /// I_WB_SWITCH (a plain read followed by `smp_rmb()`, as after Guzik's i_state accessors); if
 /// set, take the i_pages lock irqsave; then read `i_wb`. Either the flag was clear and the wb read
