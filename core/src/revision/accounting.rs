@@ -1,8 +1,8 @@
 //! The WB_DONTCACHE_DIRTY accounting (scenario `dontcache-accounting`): the first two patches of
 //! "[PATCH v7 0/3] mm: improve write performance with RWF_DONTCACHE" and their review.
 
-use super::{Provenance, Role, SwitchKick};
-use crate::property::{COUNTER_EXACT, PASS};
+use super::{Expect, PASS, Provenance, Role, SwitchKick};
+use crate::property::COUNTER_EXACT;
 
 /// How the non-DONTCACHE lookup in `__filemap_get_folio_mpol` clears PG_dropbehind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ impl Accounting {
     };
 }
 
-const F: &[&str] = &[COUNTER_EXACT];
+const F: Expect = Expect::fails(&[COUNTER_EXACT]);
 
 // The races a partial fix leaves need a switch inside another thread's narrow window: uniformly
 // random schedules hit them rarely (see the scenario header).

@@ -1,10 +1,10 @@
 //! `wb_workfn`'s handling of a pending kick when the flusher runs on the workqueue's rescuer
 //! (scenario `kick-rescuer`).
 
-use super::{KickProtocol, Provenance, RescuerRequeue, Role};
-use crate::property::{LOST_WAKEUP, PASS};
+use super::{Expect, KickProtocol, PASS, Provenance, RescuerRequeue, Role};
+use crate::property::LOST_WAKEUP;
 
-const LW: &[&str] = &[LOST_WAKEUP];
+const LW: Expect = Expect::fails(&[LOST_WAKEUP]);
 
 crate::catalogue! {
     /// The revisions of `wb_workfn`'s end with v7's kick.
