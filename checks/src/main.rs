@@ -231,7 +231,7 @@ impl RowArgs {
         }
         let mut runs = Vec::new();
         for seed in bounds.seed..bounds.seed.saturating_add(n) {
-            runs.push((seed, self.run_at(&Bounds { seed, ..bounds.clone() })?));
+            runs.push((seed, self.run_at(&Bounds { seed, ..bounds.clone() })?.results));
         }
         Ok(SeedMatrix::new(bounds.tier, runs))
     }

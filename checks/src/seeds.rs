@@ -5,7 +5,7 @@
 //! Only shuttle rows run: loom's search and the oracle's are deterministic and take no seed, so
 //! one `wbcheck matrix` run settles them.
 
-use crate::matrix::{Matrix, Row, Verdict};
+use crate::matrix::{Row, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -70,13 +70,13 @@ pub struct SeedSummary {
 }
 
 impl SeedMatrix {
-    /// Put the matrices of one selection run with different seeds together (`runs` in seed order).
-    pub fn new(tier: Tier, runs: Vec<(u64, Matrix)>) -> SeedMatrix {
+    /// Put the rows of one selection run with different seeds together (`runs` in seed order).
+    pub fn new(tier: Tier, runs: Vec<(u64, Vec<Row>)>) -> SeedMatrix {
         let seeds: Vec<u64> = runs.iter().map(|(s, _)| *s).collect();
         let mut order: Vec<(String, String, Checker)> = Vec::new();
         let mut by_row: BTreeMap<(String, String, Checker), Vec<(u64, Row)>> = BTreeMap::new();
-        for (seed, m) in runs {
-            for r in m.results {
+        for (seed, rows) in runs {
+            for r in rows {
                 let key = (r.scenario.clone(), r.revision.clone(), r.checker);
                 if !by_row.contains_key(&key) {
                     order.push(key.clone());
@@ -189,8 +189,9 @@ fn cells(r: &SeedRow) -> [String; 8] {
     ]
 }
 
-/// The closing lines: counts, then every unstable row with the seeds per outcome.
-fn summary(m: &SeedMatrix) -> String {
+/// The closing lines: counts, then every row that mismatched for some seed and every row whose
+/// checker may miss a property, with the seeds per outcome.
+pub fn summary(m: &SeedMatrix) -> String {
     let s = &m.summary;
     let seeds = match (m.seeds.first(), m.seeds.last()) {
         (Some(a), Some(b)) => format!("seeds {a}..={b}"),

@@ -84,6 +84,10 @@ impl Accounting {
 }
 
 const F: Expect = Expect::fails(&[COUNTER_EXACT]);
+// Measured over seeds 1 to 20 at the quick tier: shuttle-random's first counterexample of
+// v7-partial-snapshot-in-section comes after 1,600 executions on average (at most 3,813), so 10,000
+// iterations miss it with about one seed in 500; twice as many with about one in 250,000.
+const F_RANDOM_2X: Expect = F.shuttle_scale(2);
 
 // The races a partial fix leaves need a switch inside another thread's narrow window: uniformly
 // random schedules hit them rarely (see the scenario header).
@@ -179,7 +183,7 @@ crate::catalogue! {
             provenance: Provenance::OurFix,
             role: Role::Bug,
             knobs: Accounting { flag_snapshot: true, lookup_clear_in_section: true, ..Accounting::V7 },
-            expected: [F, F, F, PASS],
+            expected: [F, F, F_RANDOM_2X, PASS],
         },
         V7FixCountedBit {
             name: "v7-fix-counted-bit",
