@@ -48,7 +48,8 @@ fn summary(m: &Matrix) -> String {
             .may_miss
             .iter()
             .map(|r| {
-                let missed = if r.missed.is_empty() { "found".into() } else { format!("missed {}", r.missed.join(",")) };
+                let missed =
+                    if r.missed.is_empty() { "found".into() } else { format!("missed {}", r.missed.join(",")) };
                 format!("{} {} {} may miss {}: {missed}", r.scenario, r.revision, r.checker, r.properties.join(","))
             })
             .collect();

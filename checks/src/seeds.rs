@@ -174,7 +174,8 @@ impl SeedRow {
     }
 }
 
-const HEADER: [&str; 8] = ["scenario", "revision", "checker", "expected", "iterations", "ms (median/max)", "status", "by seed"];
+const HEADER: [&str; 8] =
+    ["scenario", "revision", "checker", "expected", "iterations", "ms (median/max)", "status", "by seed"];
 
 fn cells(r: &SeedRow) -> [String; 8] {
     [
@@ -209,13 +210,8 @@ pub fn summary(m: &SeedMatrix) -> String {
         let _ = writeln!(out, "{}: {} {}", if r.stable { "mismatch" } else { "unstable" }, r.label(), r.by_seed());
     }
     for r in m.rows.iter().filter(|r| r.matched && !r.may_miss.is_empty()) {
-        let _ = writeln!(
-            out,
-            "may miss (not counted): {} may miss {}: {}",
-            r.label(),
-            r.may_miss.join(","),
-            r.by_seed()
-        );
+        let _ =
+            writeln!(out, "may miss (not counted): {} may miss {}: {}", r.label(), r.may_miss.join(","), r.by_seed());
     }
     out
 }

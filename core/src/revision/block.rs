@@ -1,7 +1,7 @@
 //! The per-block charge of "[PATCH 0/2] mm, iomap: account dirty at page granularity for
 //! per-block dirty folios" against the PTL-only dirtier (scenario `per-block-charge`).
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::iomap::DirtyCharge;
 use crate::property::CHARGE_DISCHARGE_MATCH;
 

@@ -3,7 +3,7 @@
 //! `fadvise` alternatives Dave Chinner proposes in his review of it. `fadvise` matches the
 //! policy itself.
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::property::CHARGE_EQUALS_WRITTEN;
 
 const F: Expect = Expect::fails(&[CHARGE_EQUALS_WRITTEN]);

@@ -3,7 +3,7 @@
 //! memcg,writeback: flush foreign bdev mappings separately". `memcg::MemcgForeign` matches the
 //! policy itself.
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::property::{FLUSH_SCOPE, PRESSURE_RELIEF};
 
 const SCOPE: Expect = Expect::fails(&[FLUSH_SCOPE]);

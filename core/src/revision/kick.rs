@@ -1,7 +1,7 @@
 //! The DONTCACHE kick and its consume (scenario `dontcache-kick`): the third patch of
 //! "[PATCH v7 0/3] mm: improve write performance with RWF_DONTCACHE" and its review.
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::property::{DIRTY_TRACKING, LOST_WAKEUP};
 
 /// How `filemap_dontcache_kick_writeback` sets WB_start_dontcache.

@@ -1,7 +1,7 @@
 //! `percpu_counter` itself (scenario `percpu-counter`): the kernel's code and two mutants that
 //! show what its properties rest on. `percpu::PercpuCounter` matches the revision itself.
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::property::{NO_LOST_UPDATE, QUIESCENT_EXACT};
 
 const LOST: Expect = Expect::fails(&[QUIESCENT_EXACT, NO_LOST_UPDATE]);

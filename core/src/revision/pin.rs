@@ -2,7 +2,7 @@
 //! kick and consume (the fold) and changes one thing: the pinning, or what the switch does about
 //! the kick.
 
-use super::{Accounting, Expect, Knobs, PASS, Provenance, Role};
+use super::{Accounting, Expect, Knobs, Provenance, Role, PASS};
 use crate::property::{IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP, USE_AFTER_FREE};
 
 /// Where `filemap_dontcache_kick_writeback` wakes the flusher relative to the

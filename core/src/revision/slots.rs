@@ -2,7 +2,7 @@
 //! memcg,writeback: flush foreign bdev mappings separately". The table's code matches the
 //! revision itself (`memcg::ForeignTable`).
 
-use super::{Expect, PASS, Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::property::{ALL_TRACKED, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED, RECORD_INTEGRITY};
 
 const RACES: Expect = Expect::fails(&[NO_INFLIGHT_OVERWRITE, ALL_TRACKED, OLDEST_REPLACED, RECORD_INTEGRITY]);
