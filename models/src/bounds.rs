@@ -178,6 +178,15 @@ mod tests {
     }
 
     #[test]
+    fn a_row_scales_the_shuttle_iterations_only() {
+        let b = Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SHUTTLE_ITERS").then(|| "300".into())).unwrap();
+        let scaled = b.scaled_shuttle(2);
+        assert_eq!(scaled.shuttle_iterations, 600);
+        assert_eq!(Bounds { shuttle_iterations: 300, ..scaled }, b);
+        assert_eq!(b.scaled_shuttle(0).shuttle_iterations, 300, "a scale is at least 1");
+    }
+
+    #[test]
     fn bad_values_are_errors_naming_the_variable() {
         let err = Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SEED").then(|| "x".into())).unwrap_err();
         assert!(err.contains("WBCHECK_SEED"), "{err}");
