@@ -203,11 +203,6 @@ impl Row {
         }
     }
 
-    /// `scenario revision checker`.
-    pub fn label(&self) -> String {
-        format!("{} {} {}", self.scenario, self.revision, self.checker)
-    }
-
     /// The properties this row may miss and did.
     pub fn missed(&self) -> Vec<String> {
         self.may_miss.iter().filter(|p| !self.violated.contains(p)).cloned().collect()
