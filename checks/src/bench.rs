@@ -9,6 +9,7 @@
 use crate::matrix::{run_matrix, Filter, Row, Verdict};
 use crate::pool;
 use crate::progress::RowProgress;
+use crate::seeds::{self, SeedMatrix};
 use crate::svg::{Chart, Series};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -188,13 +189,17 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     let det_secs = det_start.elapsed().as_secs_f64();
     let mut shuttle_rows = Vec::new();
     let mut shuttle_secs = Vec::new();
+    let mut by_seed = Vec::new();
     for seed in 1..=opts.seeds {
         progress(&format!("matrix: shuttle, seed {seed}"));
         let bounds = Bounds { seed, ..plan.bounds.clone() };
         let t = Instant::now();
-        shuttle_rows.extend(rows(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds)?);
+        let seed_rows = rows(&plan.filter(&[Checker::ShuttlePct, Checker::ShuttleRandom]), &bounds)?;
         shuttle_secs.push(t.elapsed().as_secs_f64());
+        shuttle_rows.extend(seed_rows.iter().cloned());
+        by_seed.push((seed, seed_rows));
     }
+    let over_seeds = SeedMatrix::new(plan.bounds.tier, by_seed);
 
     progress("matrix: as `wbcheck matrix` runs it");
     let parallel = parallel_matrix(&plan)?;
@@ -258,6 +263,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     let total_secs = started.elapsed().as_secs_f64();
     report_header(&mut md, opts, &plan, total_secs);
     report_matrix(&mut md, &det, &shuttle_rows, det_secs, &shuttle_secs, opts.seeds, &parallel);
+    report_seeds(&mut md, &over_seeds);
     report_time_to_bug(&mut md, &det, &shuttle_rows);
     report_sweeps(&mut md, &opts.out, &bound_sweeps, &size_sweep, &plan)?;
     report_criterion(&mut md, &opts.criterion);
@@ -401,6 +407,19 @@ fn report_matrix(
         );
     }
     md.push('\n');
+}
+
+/// Whether each shuttle row reached the same verdict with every seed (what `wbcheck matrix --seeds
+/// N` checks).
+fn report_seeds(md: &mut String, m: &SeedMatrix) {
+    let _ = writeln!(md, "## Shuttle verdicts over seeds\n");
+    let _ = writeln!(
+        md,
+        "The shuttle rows above, seed by seed, as `wbcheck matrix --seeds {}` judges them: a row must reach its \
+         expected verdict with every seed (a property its checker may miss excepted).\n",
+        m.seeds.len()
+    );
+    let _ = writeln!(md, "```text\n{}\n```\n", seeds::summary(m).trim());
 }
 
 fn report_time_to_bug(md: &mut String, det: &[Row], shuttle: &[Row]) {

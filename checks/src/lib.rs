@@ -12,5 +12,6 @@ pub mod pool;
 pub mod progress;
 pub mod render;
 pub mod report;
+pub mod seeds;
 pub mod simulate;
 pub mod svg;

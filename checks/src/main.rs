@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use wb_checks::matrix::{find_scenario, merge, run_matrix, run_row, Catalogue, Filter, Matrix, Shard};
 use wb_checks::progress::RowProgress;
+use wb_checks::seeds::{self, SeedMatrix};
 use wb_checks::{picture, pool, render, report};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
@@ -57,6 +58,11 @@ enum Command {
         rows: RowArgs,
         #[arg(long, default_value = "table")]
         format: MatrixFormat,
+        /// Run only the shuttle rows, once per seed from $WBCHECK_SEED (default 1) on, N seeds,
+        /// and fail when a row's verdict differs between seeds or from its expectation (loom and
+        /// oracle rows take no seed: they are not run).
+        #[arg(long, value_name = "N", value_parser = positive::<u64>, conflicts_with_all = ["shard", "part"])]
+        seeds: Option<u64>,
     },
     /// Run the verdict matrix and write a static HTML page (matrix table, one SVG picture per
     /// counterexample) into a directory.
@@ -203,24 +209,48 @@ impl RowArgs {
     /// in a child process of its own (the process pool), N at a time.
     fn run(self) -> Result<Matrix, String> {
         let bounds = Bounds::from_env(self.tier)?;
+        self.run_at(&bounds)
+    }
+
+    fn run_at(&self, bounds: &Bounds) -> Result<Matrix, String> {
         let jobs = match self.jobs {
             Some(n) => n,
             None => default_jobs()?,
         };
         let filter = Filter {
-            scenarios: self.scenario,
-            revisions: self.revision,
-            checkers: self.checker,
+            scenarios: self.scenario.clone(),
+            revisions: self.revision.clone(),
+            checkers: self.checker.clone(),
             shard: self.shard.unwrap_or(Shard::WHOLE),
             part: self.part.unwrap_or(Shard::WHOLE),
         };
         let pooled = self.part.is_none() && jobs > 1;
         let progress = RowProgress::new(!pooled, self.quiet);
         if pooled {
-            pool::run(&filter, &bounds, jobs, |event| progress.show(event))
+            pool::run(&filter, bounds, jobs, |event| progress.show(event))
         } else {
-            run_matrix(&filter, &bounds, |event| progress.show(event))
+            run_matrix(&filter, bounds, |event| progress.show(event))
         }
+    }
+
+    /// `matrix --seeds N`: the selection's shuttle rows once per seed, from the environment's
+    /// seed on.
+    fn run_seeds(mut self, n: u64) -> Result<SeedMatrix, String> {
+        let bounds = Bounds::from_env(self.tier)?;
+        let shuttle = [Checker::ShuttlePct, Checker::ShuttleRandom];
+        if self.checker.is_empty() {
+            self.checker = shuttle.to_vec();
+        }
+        if let Some(c) = self.checker.iter().find(|c| !shuttle.contains(c)) {
+            return Err(format!(
+                "--seeds runs shuttle rows only, and {c} takes no seed (valid checkers: shuttle-pct, shuttle-random)"
+            ));
+        }
+        let mut runs = Vec::new();
+        for seed in bounds.seed..bounds.seed.saturating_add(n) {
+            runs.push((seed, self.run_at(&Bounds { seed, ..bounds.clone() })?.results));
+        }
+        Ok(SeedMatrix::new(bounds.tier, runs))
     }
 }
 
@@ -311,7 +341,14 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
                     emit(format_args!("  property {}: {}\n", p.name, p.asserts))?;
                 }
                 for r in &s.revisions {
-                    let verdicts: Vec<String> = r.expected.iter().map(|(c, v)| format!("{c}={v}")).collect();
+                    let verdicts: Vec<String> = r
+                        .expected
+                        .iter()
+                        .map(|(c, v)| match r.may_miss.get(c) {
+                            Some(p) => format!("{c}={v}(may miss {})", p.join(",")),
+                            None => format!("{c}={v}"),
+                        })
+                        .collect();
                     emit(format_args!("  revision {:<18} {}\n      {}\n", r.name, verdicts.join(" "), r.summary))?;
                 }
             }
@@ -345,7 +382,18 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
             }
             Ok(exit_for(row.matched))
         }
-        Command::Matrix { rows, format } => {
+        Command::Matrix { rows, format, seeds: Some(n) } => {
+            let m = rows.run_seeds(n)?;
+            match format {
+                MatrixFormat::Json => {
+                    emit(format_args!("{}\n", serde_json::to_string_pretty(&m).expect("the matrix serialises")))?
+                }
+                MatrixFormat::Md => emit(seeds::markdown(&m))?,
+                MatrixFormat::Table => emit(seeds::table(&m))?,
+            }
+            Ok(exit_for(m.ok()))
+        }
+        Command::Matrix { rows, format, seeds: None } => {
             let matrix = rows.run()?;
             print_matrix(&matrix, format)?;
             // A shard's verdicts are partial (its share of each shuttle row): `merge` judges them.

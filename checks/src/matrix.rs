@@ -8,7 +8,7 @@ use wb_core::trace::{describe_stale, with_marks, Stale};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
 use wb_models::registry;
-use wb_models::scenario::{unknown, Scenario};
+use wb_models::scenario::{unknown, RevisionInfo, Scenario};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepJson {
@@ -140,6 +140,10 @@ pub struct Row {
     pub counterexample: Option<CounterexampleJson>,
     pub violated: Vec<String>,
     pub expected_violated: Vec<String>,
+    /// The properties of `expected_violated` this checker may miss (the catalogue's
+    /// `Expect::may_miss`): the row matches with or without them.
+    #[serde(default)]
+    pub may_miss: Vec<String>,
     pub counterexamples: BTreeMap<String, CounterexampleJson>,
     /// Executions and milliseconds up to the first counterexample (loom and shuttle).
     pub first_counterexample: Option<FoundJson>,
@@ -162,20 +166,24 @@ impl From<FirstFound> for FoundJson {
     }
 }
 
+/// Whether a row's findings are what the catalogue expects: the search finished, every property
+/// found is expected, and every expected property the checker may not miss was found.
+pub fn judge(verdict: Verdict, violated: &[String], expected_violated: &[String], may_miss: &[String]) -> bool {
+    verdict != Verdict::Bounded
+        && violated.iter().all(|p| expected_violated.contains(p))
+        && expected_violated.iter().all(|p| violated.contains(p) || may_miss.contains(p))
+}
+
 impl Row {
-    pub fn new(
-        scenario: &str,
-        revision: &str,
-        checker: Checker,
-        expected_violated: Vec<&str>,
-        outcome: &Outcome,
-    ) -> Row {
+    pub fn new(scenario: &str, revision: &RevisionInfo, checker: Checker, outcome: &Outcome) -> Row {
         let violated: Vec<String> = outcome.violated().into_iter().map(String::from).collect();
-        let expected_violated: Vec<String> = expected_violated.into_iter().map(String::from).collect();
+        let expected_violated: Vec<String> =
+            revision.expected_violated(checker).into_iter().map(String::from).collect();
+        let may_miss: Vec<String> = revision.may_miss(checker).into_iter().map(String::from).collect();
         let verdict = Verdict::of(outcome.bounded, !violated.is_empty());
         Row {
             scenario: scenario.into(),
-            revision: revision.into(),
+            revision: revision.name.into(),
             checker,
             expected: Verdict::of(false, !expected_violated.is_empty()),
             verdict,
@@ -188,10 +196,16 @@ impl Row {
             counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
             first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
             min_preemptions: outcome.counterexamples.iter().filter_map(|c| c.min_preemptions).min(),
-            matched: verdict != Verdict::Bounded && violated == expected_violated,
+            matched: judge(verdict, &violated, &expected_violated, &may_miss),
             violated,
             expected_violated,
+            may_miss,
         }
+    }
+
+    /// The properties this row may miss and did.
+    pub fn missed(&self) -> Vec<String> {
+        self.may_miss.iter().filter(|p| !self.violated.contains(p)).cloned().collect()
     }
 }
 
@@ -200,6 +214,20 @@ pub struct Summary {
     pub total: usize,
     pub matched: usize,
     pub mismatched: usize,
+    /// Every row whose checker may miss a property: they match whether or not it is found
+    /// (not counted as a mismatch when missed).
+    #[serde(default)]
+    pub may_miss: Vec<MayMiss>,
+}
+
+/// A row with properties its checker may miss, and which of them it missed in this run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MayMiss {
+    pub scenario: String,
+    pub revision: String,
+    pub checker: Checker,
+    pub properties: Vec<String>,
+    pub missed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -217,12 +245,23 @@ pub struct Matrix {
 impl Matrix {
     fn new(tier: Tier, shard: Option<String>, results: Vec<Row>) -> Matrix {
         let matched = results.iter().filter(|r| r.matched).count();
+        let may_miss = results
+            .iter()
+            .filter(|r| !r.may_miss.is_empty())
+            .map(|r| MayMiss {
+                scenario: r.scenario.clone(),
+                revision: r.revision.clone(),
+                checker: r.checker,
+                properties: r.may_miss.clone(),
+                missed: r.missed(),
+            })
+            .collect();
         Matrix {
             tool: "wbcheck".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             tier,
             shard,
-            summary: Summary { total: results.len(), matched, mismatched: results.len() - matched },
+            summary: Summary { total: results.len(), matched, mismatched: results.len() - matched, may_miss },
             results,
         }
     }
@@ -334,6 +373,9 @@ pub struct CatalogueRevision {
     pub summary: &'static str,
     /// Per checker, in [`Checker::ALL`] order: pass or fail.
     pub expected: BTreeMap<Checker, Verdict>,
+    /// Per checker that may miss some of its expected properties: those properties.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub may_miss: BTreeMap<Checker, Vec<&'static str>>,
 }
 
 impl Catalogue {
@@ -359,6 +401,11 @@ impl Catalogue {
                             expected: Checker::ALL
                                 .map(|c| (c, Verdict::of(false, !r.expected_violated(c).is_empty())))
                                 .into(),
+                            may_miss: Checker::ALL
+                                .into_iter()
+                                .filter(|&c| !r.may_miss(c).is_empty())
+                                .map(|c| (c, r.may_miss(c).into_iter().collect()))
+                                .collect(),
                         })
                         .collect(),
                 }
@@ -378,7 +425,7 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
         Checker::Oracle => oracle::run(info.name, revision, bounds.tier)?,
         _ => scenario.run(revision, checker, bounds)?,
     };
-    Ok(Row::new(info.name, revision, checker, rev.expected_violated(checker).into_iter().collect(), &outcome))
+    Ok(Row::new(info.name, rev, checker, &outcome))
 }
 
 /// What [`run_matrix`] and the process pool report while they run.
@@ -529,5 +576,5 @@ fn absorb(into: &mut Row, part: Row) {
     }
     let bounded = into.verdict == Verdict::Bounded || part.verdict == Verdict::Bounded;
     into.verdict = Verdict::of(bounded, !into.violated.is_empty());
-    into.matched = !bounded && into.violated == into.expected_violated;
+    into.matched = judge(into.verdict, &into.violated, &into.expected_violated, &into.may_miss);
 }

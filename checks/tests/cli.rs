@@ -65,7 +65,16 @@ fn list_json_is_the_text_listing() {
         for r in s["revisions"].as_array().unwrap() {
             assert_eq!(r["expected"].as_object().unwrap().len(), 4, "{r}");
             let verdicts: Vec<String> = ["loom", "shuttle-pct", "shuttle-random", "oracle"]
-                .map(|c| format!("{c}={}", r["expected"][c].as_str().unwrap()))
+                .map(|c| {
+                    let verdict = format!("{c}={}", r["expected"][c].as_str().unwrap());
+                    match r["may_miss"][c].as_array() {
+                        Some(p) => {
+                            let p: Vec<&str> = p.iter().map(|p| p.as_str().unwrap()).collect();
+                            format!("{verdict}(may miss {})", p.join(","))
+                        }
+                        None => verdict,
+                    }
+                })
                 .into();
             from_json.push(format!(
                 "{} {} {}",
@@ -87,6 +96,7 @@ fn list_json_is_the_text_listing() {
     }
     assert_eq!(from_json, from_text);
     assert!(from_json.iter().any(|r| r.contains("shuttle-pct=pass shuttle-random=pass")));
+    assert!(from_json.iter().any(|r| r.contains("shuttle-random=fail(may miss use-after-free)")));
 }
 
 /// `wbcheck list | head -1`: a reader that goes away ends wbcheck quietly with status 0, as it
@@ -184,7 +194,7 @@ fn matrix_json_contract() {
     assert_eq!(failing["violated"], serde_json::json!(["lost-wakeup"]));
     assert!(failing["counterexample"]["steps"].as_array().unwrap().len() >= 3);
     assert!(failing["counterexamples"]["lost-wakeup"]["steps"][0]["function"].is_string());
-    assert_eq!(v["summary"], serde_json::json!({"total": 10, "matched": 10, "mismatched": 0}));
+    assert_eq!(v["summary"], serde_json::json!({"total": 10, "matched": 10, "mismatched": 0, "may_miss": []}));
 }
 
 #[test]
@@ -411,4 +421,42 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
 fn bad_bench_arguments() {
     assert_bad_input(&["bench", "--quick", "--seeds", "0"], "'0'", "at least 1");
     assert_bad_input(&["bench", "--quick", "--seeds", "many"], "'many'", "at least 1");
+}
+
+/// `matrix --seeds N`: the shuttle rows once per seed, each with its outcomes and their seeds; a
+/// row whose checker may miss a property is listed; loom and oracle rows take no seed.
+#[test]
+fn matrix_over_seeds() {
+    let args = ["matrix", "--seeds", "2", "--scenario", "wb-pin", "--revision", "put-before-wakeup", "--quiet"];
+    // Fewer iterations than the quick tier's: enough for both rows' lost wakeup with both seeds.
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_wbcheck"))
+            .args([&args[..], extra].concat())
+            .env("WBCHECK_SHUTTLE_ITERS", "2000")
+            .output()
+            .expect("wbcheck runs")
+    };
+    let out = run(&["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    assert_eq!(v["seeds"], serde_json::json!([1, 2]));
+    let rows = v["rows"].as_array().unwrap();
+    let checkers: Vec<&str> = rows.iter().map(|r| r["checker"].as_str().unwrap()).collect();
+    assert_eq!(checkers, ["shuttle-pct", "shuttle-random"]);
+    for r in rows {
+        assert_eq!(r["matched"], true, "{r}");
+        let seeds: Vec<u64> = r["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|o| o["seeds"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()))
+            .collect();
+        assert_eq!(seeds.len(), 2, "every seed has one outcome: {r}");
+    }
+    assert_eq!(rows[1]["may_miss"], serde_json::json!(["use-after-free"]));
+    assert_eq!(v["summary"]["mismatched"], 0);
+    let text = String::from_utf8(run(&[]).stdout).unwrap();
+    assert!(text.contains("2 shuttle rows x 2 (seeds 1..=2)"), "{text}");
+    assert_bad_input(&["matrix", "--seeds", "2", "--checker", "loom"], "loom", "shuttle-random");
+    assert_bad_input(&["matrix", "--seeds", "0"], "--seeds", "at least 1");
 }

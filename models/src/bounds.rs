@@ -4,7 +4,7 @@
 //! |---|---|---|---|---|
 //! | `WBCHECK_LOOM_PREEMPTIONS` | loom preemption bound (`none` = unbounded); without it each scenario's own bound per tier ([`crate::harness::Model::loom_preemptions`]) | 3 | 3 | 4 |
 //! | `WBCHECK_LOOM_MAX_SECS` | per-placement loom time limit; hitting it reports `bounded` | 600 | 1800 | 3600 |
-//! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random) | 10,000 | 50,000 | 200,000 |
+//! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random), times the row's scale in the catalogue (`Expect::shuttle_scale`, 1 unless a row needs more to find its bug with every seed) | 10,000 | 50,000 | 200,000 |
 //! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //!
@@ -79,7 +79,12 @@ impl Bounds {
         }
     }
 
-    /// The defaults of a tier with the environment's overrides applied.
+    /// These bounds with `scale` times the shuttle iterations (a catalogue row's
+    /// `shuttle_scale`, at least 1).
+    pub fn scaled_shuttle(&self, scale: usize) -> Bounds {
+        Bounds { shuttle_iterations: self.shuttle_iterations.saturating_mul(scale.max(1)), ..self.clone() }
+    }
+
     /// These bounds with the loom preemption bound fixed at `p` for every scenario (as
     /// `WBCHECK_LOOM_PREEMPTIONS` does).
     pub fn with_loom_preemptions(&self, p: Option<usize>) -> Bounds {
@@ -96,6 +101,7 @@ impl Bounds {
         }
     }
 
+    /// The defaults of a tier with the environment's overrides applied.
     pub fn from_env(tier: Tier) -> Result<Bounds, String> {
         Bounds::with_overrides(tier, |k| std::env::var(k).ok())
     }
@@ -169,6 +175,15 @@ mod tests {
         let b = Bounds::with_overrides(Tier::Quick, env).unwrap();
         assert_eq!(b.loom_preemptions, Some(5));
         assert_eq!(b.shuttle_iterations, 77);
+    }
+
+    #[test]
+    fn a_row_scales_the_shuttle_iterations_only() {
+        let b = Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_SHUTTLE_ITERS").then(|| "300".into())).unwrap();
+        let scaled = b.scaled_shuttle(2);
+        assert_eq!(scaled.shuttle_iterations, 600);
+        assert_eq!(Bounds { shuttle_iterations: 300, ..scaled }, b);
+        assert_eq!(b.scaled_shuttle(0).shuttle_iterations, 300, "a scale is at least 1");
     }
 
     #[test]

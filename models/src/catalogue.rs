@@ -7,14 +7,22 @@ use crate::outcome::Checker;
 use crate::registry::scenarios;
 use crate::scenario::{RevisionInfo, ScenarioInfo};
 
-/// The properties a checker is expected to find violated, sorted: `pass` when none.
+/// The properties a checker is expected to find violated, sorted: `pass` when none; a property
+/// the checker may miss is followed by `(may miss)`, and a shuttle row that runs more than the
+/// tier's iterations ends in `(N× iterations)`.
 pub fn verdict(rev: &RevisionInfo, checker: Checker) -> String {
-    let violated: Vec<&str> = rev.expected_violated(checker).into_iter().collect();
-    if violated.is_empty() {
-        "pass".into()
-    } else {
-        violated.join(", ")
+    let may_miss = rev.may_miss(checker);
+    let violated: Vec<String> = rev
+        .expected_violated(checker)
+        .into_iter()
+        .map(|p| if may_miss.contains(p) { format!("{p} (may miss)") } else { p.to_string() })
+        .collect();
+    let mut cell = if violated.is_empty() { "pass".into() } else { violated.join(", ") };
+    let scale = rev.expect(checker).shuttle_scale;
+    if scale > 1 {
+        cell += &format!(" ({scale}× iterations)");
     }
+    cell
 }
 
 fn checker_columns() -> (String, String) {

@@ -6,7 +6,7 @@ use crate::bounds::Bounds;
 use crate::harness::{Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome};
 use std::collections::BTreeSet;
-use wb_core::revision::{Expected, Provenance, Revision, Role};
+use wb_core::revision::{Expect, Expected, Provenance, Revision, Role};
 
 /// A revision of a scenario as the catalogue declares it (`wb_core::revision`): the properties
 /// each checker is expected to find violated (empty: expected to pass), indexed like
@@ -43,9 +43,34 @@ pub fn revision_infos<R: Revision>() -> Vec<RevisionInfo> {
 }
 
 impl RevisionInfo {
-    pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
+    /// What `checker` is expected to find.
+    pub fn expect(&self, checker: Checker) -> Expect {
         let i = Checker::ALL.iter().position(|c| *c == checker).expect("every checker is in ALL");
-        self.expected[i].iter().copied().collect()
+        self.expected[i]
+    }
+
+    /// The properties `checker` is expected to find violated, the ones it may miss included.
+    pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
+        self.expect(checker).violated.iter().copied().collect()
+    }
+
+    /// The properties of [`RevisionInfo::expected_violated`] that `checker` may miss.
+    pub fn may_miss(&self, checker: Checker) -> BTreeSet<&'static str> {
+        self.expect(checker).may_miss.iter().copied().collect()
+    }
+
+    /// The properties `checker` must find violated: the expected ones it may not miss.
+    pub fn must_find(&self, checker: Checker) -> BTreeSet<&'static str> {
+        &self.expected_violated(checker) - &self.may_miss(checker)
+    }
+
+    /// The bounds `checker` runs this revision with: a shuttle checker's iterations times the
+    /// catalogue's scale for it ([`Expect::shuttle_scale`]).
+    pub fn bounds_for(&self, checker: Checker, bounds: &Bounds) -> Bounds {
+        match checker {
+            Checker::ShuttlePct | Checker::ShuttleRandom => bounds.scaled_shuttle(self.expect(checker).shuttle_scale),
+            Checker::Loom | Checker::Oracle => bounds.clone(),
+        }
     }
 }
 
@@ -77,8 +102,9 @@ impl ScenarioInfo {
 pub trait Scenario: Sync {
     fn info(&self) -> ScenarioInfo;
 
-    /// Run `revision` under `checker` (loom or a shuttle checker). `revision` must be one of
-    /// [`ScenarioInfo::revisions`]; an unknown name is an error, never a panic.
+    /// Run `revision` under `checker` (loom or a shuttle checker), a shuttle checker at the
+    /// catalogue's scale of `bounds`' iterations ([`RevisionInfo::bounds_for`]). `revision` must be
+    /// one of [`ScenarioInfo::revisions`]; an unknown name is an error, never a panic.
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String>;
 
     /// Re-run one execution: a loom counterexample from its `loom1:` handle, a shuttle one from
@@ -110,7 +136,10 @@ impl<S: ModelScenario> Scenario for S {
     }
 
     fn run(&self, revision: &str, checker: Checker, bounds: &Bounds) -> Result<Outcome, String> {
-        crate::harness::run(&self.model(revision, checker, bounds.tier)?, checker, bounds)
+        let model = self.model(revision, checker, bounds.tier)?;
+        let info = ModelScenario::info(self);
+        let rev = info.revision(revision).ok_or_else(|| unknown("revision", revision, &info.revision_names()))?;
+        crate::harness::run(&model, checker, &rev.bounds_for(checker, bounds))
     }
 
     fn replay(

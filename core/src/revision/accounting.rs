@@ -1,8 +1,8 @@
 //! The WB_DONTCACHE_DIRTY accounting (scenario `dontcache-accounting`): the first two patches of
 //! "[PATCH v7 0/3] mm: improve write performance with RWF_DONTCACHE" and their review.
 
-use super::{Provenance, Role, SwitchKick};
-use crate::property::{COUNTER_EXACT, PASS};
+use super::{Expect, Provenance, Role, SwitchKick, PASS};
+use crate::property::COUNTER_EXACT;
 
 /// How the non-DONTCACHE lookup in `__filemap_get_folio_mpol` clears PG_dropbehind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,11 @@ impl Accounting {
     };
 }
 
-const F: &[&str] = &[COUNTER_EXACT];
+const F: Expect = Expect::fails(&[COUNTER_EXACT]);
+// Measured over seeds 1 to 20 at the quick tier: shuttle-random's first counterexample of
+// v7-partial-snapshot-in-section comes after 1,679 executions on average (at most 3,813), so 10,000
+// iterations miss it with about one seed in 400; twice as many with about one in 150,000.
+const F_RANDOM_2X: Expect = F.shuttle_scale(2);
 
 // The races a partial fix leaves need a switch inside another thread's narrow window: uniformly
 // random schedules hit them rarely (see the scenario header).
@@ -179,7 +183,7 @@ crate::catalogue! {
             provenance: Provenance::OurFix,
             role: Role::Bug,
             knobs: Accounting { flag_snapshot: true, lookup_clear_in_section: true, ..Accounting::V7 },
-            expected: [F, F, F, PASS],
+            expected: [F, F, F_RANDOM_2X, PASS],
         },
         V7FixCountedBit {
             name: "v7-fix-counted-bit",

@@ -1,9 +1,9 @@
 //! The per-block charge of "[PATCH 0/2] mm, iomap: account dirty at page granularity for
 //! per-block dirty folios" against the PTL-only dirtier (scenario `per-block-charge`).
 
-use super::{Provenance, Role};
+use super::{Expect, Provenance, Role, PASS};
 use crate::iomap::DirtyCharge;
-use crate::property::{CHARGE_DISCHARGE_MATCH, PASS};
+use crate::property::CHARGE_DISCHARGE_MATCH;
 
 /// What a per-block-charge revision selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,7 +13,7 @@ pub struct BlockKnobs {
     pub mkclean_sync: bool,
 }
 
-const F: &[&str] = &[CHARGE_DISCHARGE_MATCH];
+const F: Expect = Expect::fails(&[CHARGE_DISCHARGE_MATCH]);
 
 crate::catalogue! {
     /// The revisions of the dirty charge and discharge.

@@ -3,10 +3,10 @@
 //! `fadvise` alternatives Dave Chinner proposes in his review of it. `fadvise` matches the
 //! policy itself.
 
-use super::{Provenance, Role};
-use crate::property::{CHARGE_EQUALS_WRITTEN, PASS};
+use super::{Expect, Provenance, Role, PASS};
+use crate::property::CHARGE_EQUALS_WRITTEN;
 
-const F: &[&str] = &[CHARGE_EQUALS_WRITTEN];
+const F: Expect = Expect::fails(&[CHARGE_EQUALS_WRITTEN]);
 
 crate::catalogue! {
     /// The folio-size policies.

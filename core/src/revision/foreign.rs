@@ -3,11 +3,11 @@
 //! memcg,writeback: flush foreign bdev mappings separately". `memcg::MemcgForeign` matches the
 //! policy itself.
 
-use super::{Provenance, Role};
-use crate::property::{FLUSH_SCOPE, PASS, PRESSURE_RELIEF};
+use super::{Expect, Provenance, Role, PASS};
+use crate::property::{FLUSH_SCOPE, PRESSURE_RELIEF};
 
-const SCOPE: &[&str] = &[FLUSH_SCOPE];
-const RELIEF: &[&str] = &[PRESSURE_RELIEF];
+const SCOPE: Expect = Expect::fails(&[FLUSH_SCOPE]);
+const RELIEF: Expect = Expect::fails(&[PRESSURE_RELIEF]);
 
 crate::catalogue! {
     /// The three answers, on the same properties.

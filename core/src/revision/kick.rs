@@ -1,8 +1,8 @@
 //! The DONTCACHE kick and its consume (scenario `dontcache-kick`): the third patch of
 //! "[PATCH v7 0/3] mm: improve write performance with RWF_DONTCACHE" and its review.
 
-use super::{Provenance, Role};
-use crate::property::{DIRTY_TRACKING, LOST_WAKEUP, PASS};
+use super::{Expect, Provenance, Role, PASS};
+use crate::property::{DIRTY_TRACKING, LOST_WAKEUP};
 
 /// How `filemap_dontcache_kick_writeback` sets WB_start_dontcache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,9 +74,9 @@ impl KickProtocol {
     const FIX_POSTED: KickProtocol = KickProtocol { kick: Kick::Posted, ..Self::FIX };
 }
 
-const LW: &[&str] = &[LOST_WAKEUP];
-const DT: &[&str] = &[DIRTY_TRACKING];
-const LW_DT: &[&str] = &[DIRTY_TRACKING, LOST_WAKEUP];
+const LW: Expect = Expect::fails(&[LOST_WAKEUP]);
+const DT: Expect = Expect::fails(&[DIRTY_TRACKING]);
+const LW_DT: Expect = Expect::fails(&[DIRTY_TRACKING, LOST_WAKEUP]);
 
 // Expected: loom, shuttle-pct, shuttle-random, oracle. The window in __mark_inode_dirty is
 // invisible to the oracle (it runs whole calls); weak memory to shuttle and the oracle.

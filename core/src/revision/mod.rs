@@ -33,6 +33,9 @@ pub use pin::*;
 pub use rescuer::*;
 pub use slots::*;
 
+/// An expected pass, for the catalogue tables.
+pub const PASS: Expect = Expect::PASS;
+
 /// Everything a revision selects in the kernel code the core runs, in one value stored on the
 /// `Bdi` (every function reaches it through the inode or wb it works on): the kick and its
 /// consume, the kick's pinning, the accounting paths.
@@ -113,9 +116,45 @@ impl Role {
     }
 }
 
-/// The properties each checker is expected to find violated, in the order loom, shuttle-pct,
-/// shuttle-random, oracle (empty: expected to pass).
-pub type Expected = [&'static [&'static str]; 4];
+/// What one checker is expected to find in one revision: the properties it finds violated (empty:
+/// it passes), those of them it may miss, and for the shuttle checkers how many times the tier's
+/// iterations it runs (`WBCHECK_SHUTTLE_ITERS`, models/src/bounds.rs) to find them with every seed.
+///
+/// A property the checker may miss is one it can find but not with every seed at the tier's
+/// bounds: the matrix accepts the row with or without it and lists it as "may miss (not counted)";
+/// another checker of the row must find it reliably (checks/tests/expectations.rs holds that).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expect {
+    /// Every property the checker is expected to find violated, the ones it may miss included.
+    pub violated: &'static [&'static str],
+    /// The properties of `violated` the checker may miss.
+    pub may_miss: &'static [&'static str],
+    /// Shuttle checkers: the row runs this many times the tier's iterations (at least 1).
+    pub shuttle_scale: usize,
+}
+
+impl Expect {
+    /// Expected to pass: no property violated.
+    pub const PASS: Expect = Expect::fails(&[]);
+
+    /// Expected to find exactly these properties violated, with every seed.
+    pub const fn fails(violated: &'static [&'static str]) -> Expect {
+        Expect { violated, may_miss: &[], shuttle_scale: 1 }
+    }
+
+    /// The same, except that the checker may miss `properties` (a subset of `violated`).
+    pub const fn may_miss(self, properties: &'static [&'static str]) -> Expect {
+        Expect { may_miss: properties, ..self }
+    }
+
+    /// The same, at `scale` times the tier's shuttle iterations.
+    pub const fn shuttle_scale(self, scale: usize) -> Expect {
+        Expect { shuttle_scale: scale, ..self }
+    }
+}
+
+/// What each checker is expected to find, in the order loom, shuttle-pct, shuttle-random, oracle.
+pub type Expected = [Expect; 4];
 
 /// One row of a scenario's catalogue.
 #[derive(Debug)]

@@ -2,8 +2,8 @@
 //! kick and consume (the fold) and changes one thing: the pinning, or what the switch does about
 //! the kick.
 
-use super::{Accounting, Knobs, Provenance, Role};
-use crate::property::{IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP, PASS, USE_AFTER_FREE};
+use super::{Accounting, Expect, Knobs, Provenance, Role, PASS};
+use crate::property::{IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP, USE_AFTER_FREE};
 
 /// Where `filemap_dontcache_kick_writeback` wakes the flusher relative to the
 /// `unlocked_inode_to_wb_begin/end` section, and whether it pins the wb.
@@ -29,12 +29,15 @@ pub enum SwitchKick {
 }
 
 const V7: Knobs = Knobs::V7;
-const LW: &[&str] = &[LOST_WAKEUP];
-const UAF_LW: &[&str] = &[USE_AFTER_FREE, LOST_WAKEUP];
-const IRQ_LW: &[&str] = &[IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP];
-
+const LW: Expect = Expect::fails(&[LOST_WAKEUP]);
+const UAF_LW: Expect = Expect::fails(&[USE_AFTER_FREE, LOST_WAKEUP]);
+const IRQ_LW: Expect = Expect::fails(&[IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP]);
 // Uniformly random schedules keep the writer off the CPU for the whole switch and release (about
-// 40 steps) too rarely to see a use after free: none in 300,000 executions (see the header).
+// 40 steps) too rarely to see a use after free: none in 300,000 executions, nor with any of seeds
+// 1 to 20 (see the header). The bug is there, so the row expects it but may miss it; loom and
+// shuttle-pct find it with every seed.
+const UAF_LW_MAY_MISS_UAF: Expect = UAF_LW.may_miss(&[USE_AFTER_FREE]);
+
 crate::catalogue! {
     /// The revisions of the kick's pinning.
     pub enum PinRevision for "wb-pin", knobs Knobs {
@@ -63,7 +66,7 @@ crate::catalogue! {
             provenance: Provenance::Reconstruction("Take reference to wb around unlocked_inode_to_wb_end() to avoid UAF"),
             role: Role::Bug,
             knobs: Knobs { pin: KickPin::Unpinned, ..V7 },
-            expected: [UAF_LW, UAF_LW, LW, LW],
+            expected: [UAF_LW, UAF_LW, UAF_LW_MAY_MISS_UAF, LW],
         },
         V5WakeupInSection {
             name: "v5-wakeup-in-section",
@@ -79,7 +82,7 @@ crate::catalogue! {
             provenance: Provenance::Mutant,
             role: Role::Bug,
             knobs: Knobs { pin: KickPin::PutBeforeWakeup, ..V7 },
-            expected: [UAF_LW, UAF_LW, LW, LW],
+            expected: [UAF_LW, UAF_LW, UAF_LW_MAY_MISS_UAF, LW],
         },
     }
 }

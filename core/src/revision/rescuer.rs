@@ -1,10 +1,14 @@
 //! `wb_workfn`'s handling of a pending kick when the flusher runs on the workqueue's rescuer
 //! (scenario `kick-rescuer`).
 
-use super::{KickProtocol, Provenance, RescuerRequeue, Role};
-use crate::property::{LOST_WAKEUP, PASS};
+use super::{Expect, KickProtocol, Provenance, RescuerRequeue, Role, PASS};
+use crate::property::LOST_WAKEUP;
 
-const LW: &[&str] = &[LOST_WAKEUP];
+const LW: Expect = Expect::fails(&[LOST_WAKEUP]);
+// Measured over seeds 1 to 20 at the quick tier: shuttle-random's first lost wakeup of v7 comes
+// after 1,591 executions on average (at most 5,611), so 10,000 iterations miss it with about one
+// seed in 500; twice as many with about one in 300,000.
+const LW_RANDOM_2X: Expect = LW.shuttle_scale(2);
 
 crate::catalogue! {
     /// The revisions of `wb_workfn`'s end with v7's kick.
@@ -15,7 +19,7 @@ crate::catalogue! {
             provenance: Provenance::Applied,
             role: Role::Bug,
             knobs: KickProtocol::V7,
-            expected: [LW, LW, LW, LW],
+            expected: [LW, LW, LW_RANDOM_2X, LW],
         },
         V7FixRescuerRequeue {
             name: "v7-fix-rescuer-requeue",

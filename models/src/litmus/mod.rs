@@ -75,7 +75,7 @@ pub fn export(scenario: &str, revision: &str, shape: Option<&str>) -> Result<Str
 
 /// Whether loom is expected to report `property` for `rev`: the catalogue's loom column.
 pub(crate) fn loom_reports<R: Revision>(rev: R, property: &str) -> bool {
-    rev.row().expected[0].contains(&property)
+    rev.row().expected[0].violated.contains(&property)
 }
 
 /// herd7 7.58's verdicts on the exports it has been run on (LKMM from Debian linux-source-6.12's
