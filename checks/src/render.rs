@@ -59,27 +59,36 @@ fn summary(m: &Matrix) -> String {
 }
 
 pub fn table(m: &Matrix) -> String {
-    let rows: Vec<[String; 9]> = m.results.iter().map(cells).collect();
-    let mut width = HEADER.map(str::len);
+    aligned(HEADER, m.results.iter().map(cells).collect()) + &summary(m)
+}
+
+pub fn markdown(m: &Matrix) -> String {
+    markdown_rows(HEADER, m.results.iter().map(cells).collect()) + &summary(m)
+}
+
+/// A plain-text table: each column as wide as its widest cell, two spaces between columns.
+pub fn aligned<const N: usize>(header: [&str; N], rows: Vec<[String; N]>) -> String {
+    let mut width = header.map(str::len);
     for row in &rows {
         for (w, cell) in width.iter_mut().zip(row) {
             *w = (*w).max(cell.len());
         }
     }
     let mut out = String::new();
-    for row in std::iter::once(HEADER.map(String::from)).chain(rows) {
+    for row in std::iter::once(header.map(String::from)).chain(rows) {
         let padded: Vec<String> = row.iter().zip(width).map(|(c, w)| format!("{c:<w$}")).collect();
         let _ = writeln!(out, "{}", padded.join("  ").trim_end());
     }
-    out + &summary(m)
+    out
 }
 
-pub fn markdown(m: &Matrix) -> String {
-    let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
-    for r in &m.results {
-        let _ = writeln!(out, "| {} |", cells(r).join(" | "));
+/// A Markdown table.
+pub fn markdown_rows<const N: usize>(header: [&str; N], rows: Vec<[String; N]>) -> String {
+    let mut out = format!("| {} |\n|{}\n", header.join(" | "), "---|".repeat(N));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    out + &summary(m)
+    out
 }
 
 /// A counterexample as reviewers read it.

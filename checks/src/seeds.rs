@@ -6,6 +6,7 @@
 //! one `wbcheck matrix` run settles them.
 
 use crate::matrix::{Row, Verdict};
+use crate::render;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -217,25 +218,9 @@ pub fn summary(m: &SeedMatrix) -> String {
 }
 
 pub fn table(m: &SeedMatrix) -> String {
-    let rows: Vec<[String; 8]> = m.rows.iter().map(cells).collect();
-    let mut width = HEADER.map(str::len);
-    for row in &rows {
-        for (w, cell) in width.iter_mut().zip(row) {
-            *w = (*w).max(cell.len());
-        }
-    }
-    let mut out = String::new();
-    for row in std::iter::once(HEADER.map(String::from)).chain(rows) {
-        let padded: Vec<String> = row.iter().zip(width).map(|(c, w)| format!("{c:<w$}")).collect();
-        let _ = writeln!(out, "{}", padded.join("  ").trim_end());
-    }
-    out + &summary(m)
+    render::aligned(HEADER, m.rows.iter().map(cells).collect()) + &summary(m)
 }
 
 pub fn markdown(m: &SeedMatrix) -> String {
-    let mut out = format!("| {} |\n|{}\n", HEADER.join(" | "), "---|".repeat(HEADER.len()));
-    for r in &m.rows {
-        let _ = writeln!(out, "| {} |", cells(r).join(" | "));
-    }
-    out + &summary(m)
+    render::markdown_rows(HEADER, m.rows.iter().map(cells).collect()) + &summary(m)
 }

@@ -34,6 +34,28 @@ fn lookup(clear: &str, dirty: &str, dec: Lines) -> Lines {
     l
 }
 
+/// `filemap_dirty_folio` as called from `caller`: set PG_dirty, then on the clean-to-dirty
+/// transition account under the i_pages lock on `wb` (loaded from `inode->i_wb` into `load`
+/// under the lock when given).
+fn dirtier(caller: &str, load: Option<&str>, wb: &str) -> Lines {
+    let mut l = lines(&[
+        ("r0 = xchg(dirty, 1);", &format!("{caller}: folio_test_set_dirty")),
+        ("if (r0 == 0) {", ""),
+        ("\tspin_lock(i_pages);", "__folio_mark_dirty: xa_lock_irqsave"),
+        ("\tr1 = READ_ONCE(*dropbehind);", "folio_account_dirtied: folio_test_dropbehind"),
+    ]);
+    if let Some(reg) = load {
+        l.extend(lines(&[(&format!("\t{reg} = *i_wb;"), "inode_to_wb (stable under the i_pages lock)")]));
+    }
+    l.extend(lines(&[
+        ("\tif (r1 == 1)", ""),
+        (&format!("\t\tatomic_inc({wb});"), "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)"),
+        ("\tspin_unlock(i_pages);", ""),
+        ("}", ""),
+    ]));
+    l
+}
+
 /// A lookup whose decrement needs no wb section (no switch in the export): `dc` is the wb's count.
 fn lookup_plain_dec() -> Lines {
     lines(&[("atomic_dec(dc);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, -nr)")])
@@ -102,14 +124,7 @@ const DC_NOTE: &str = "dc is the wb's WB_DONTCACHE_DIRTY (one relaxed atomic for
 
 fn lookup_dirtier() -> Litmus {
     let p0 = Proc::new("int *dirty, int *dropbehind, int *dc, spinlock_t *i_pages", &["int r0", "int r1"])
-        .line("r0 = xchg(dirty, 1);", "filemap_dirty_folio: folio_test_set_dirty")
-        .line("if (r0 == 0) {", "")
-        .line("\tspin_lock(i_pages);", "__folio_mark_dirty: xa_lock_irqsave")
-        .line("\tr1 = READ_ONCE(*dropbehind);", "folio_account_dirtied: folio_test_dropbehind")
-        .line("\tif (r1 == 1)", "")
-        .line("\t\tatomic_inc(dc);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)")
-        .line("\tspin_unlock(i_pages);", "")
-        .line("}", "");
+        .lines(dirtier("filemap_dirty_folio", None, "dc"));
     let p1 = Proc::new("int *dirty, int *dropbehind, int *dc", &["int r2", "int r3"]).lines(lookup(
         "r2",
         "r3",
@@ -212,15 +227,7 @@ fn lookup_switch() -> Litmus {
 fn redirty_switch() -> Litmus {
     let p0 =
         Proc::new("int **i_wb, int *dirty, int *dropbehind, spinlock_t *i_pages", &["int r0", "int r1", "int *r2"])
-            .line("r0 = xchg(dirty, 1);", "folio_redirty_for_writepage: folio_test_set_dirty")
-            .line("if (r0 == 0) {", "")
-            .line("\tspin_lock(i_pages);", "__folio_mark_dirty: xa_lock_irqsave")
-            .line("\tr1 = READ_ONCE(*dropbehind);", "folio_account_dirtied: folio_test_dropbehind")
-            .line("\tr2 = *i_wb;", "inode_to_wb (stable under the i_pages lock)")
-            .line("\tif (r1 == 1)", "")
-            .line("\t\tatomic_inc(r2);", "wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)")
-            .line("\tspin_unlock(i_pages);", "")
-            .line("}", "");
+            .lines(dirtier("folio_redirty_for_writepage", Some("r2"), "r2"));
     let mut scan = lines(&[
         ("r4 = READ_ONCE(*dirty);", "inode_do_switch_wbs: the DIRTY mark is set"),
         ("r5 = READ_ONCE(*dropbehind);", ""),

@@ -2,7 +2,7 @@
 //! core, every revision); the `wb_has_dirty_io` guard against another task inside
 //! `__mark_inode_dirty` (the v7 finding); v5's `wb_stat()` read when the writer's add folds.
 
-use super::{loom_reports, Basis, Litmus, Prediction, Proc};
+use super::{lines, loom_reports, Basis, Lines, Litmus, Prediction, Proc};
 use crate::dontcache_kick::NAME;
 use wb_core::property::LOST_WAKEUP;
 use wb_core::revision::{Consume, Kick, KickGuard, KickProtocol, KickRevision};
@@ -56,6 +56,20 @@ const PLAIN_SLOT_NOTE: &str = "Plain accesses: __percpu_counter_sum reads the sl
     assumption the kernel makes (an aligned s32 load happens once and whole) and wbcheck's loom model makes (a \
     Relaxed load). The percpu-counter +sum export shows the race as written.";
 
+/// `filemap_dontcache_kick_writeback`'s bit test (the guard left out): r1=1 when it does not wake.
+fn kick(kick: Kick) -> Lines {
+    match kick {
+        Kick::Fold => lines(&[("r1 = xchg(start, 1);", "!test_and_set_bit(WB_start_dontcache)")]),
+        Kick::Posted => lines(&[
+            ("r0 = READ_ONCE(*start);", "!test_bit(WB_start_dontcache)"),
+            ("if (r0 == 0)", ""),
+            ("\tr1 = xchg(start, 1);", "&& !test_and_set_bit(WB_start_dontcache)"),
+            ("else", ""),
+            ("\tr1 = 1;", "skipped on the test_bit"),
+        ]),
+    }
+}
+
 fn core(rev: KickRevision) -> Litmus {
     let k = rev.knobs();
     let by = predicted_by(rev);
@@ -67,15 +81,7 @@ fn core(rev: KickRevision) -> Litmus {
     } else {
         p0.line("", "(mutant) __mark_inode_dirty without smp_mb()")
     };
-    p0 = match k.kick {
-        Kick::Fold => p0.line("r1 = xchg(start, 1);", "!test_and_set_bit(WB_start_dontcache)"),
-        Kick::Posted => p0
-            .line("r0 = READ_ONCE(*start);", "!test_bit(WB_start_dontcache)")
-            .line("if (r0 == 0)", "")
-            .line("\tr1 = xchg(start, 1);", "&& !test_and_set_bit(WB_start_dontcache)")
-            .line("else", "")
-            .line("\tr1 = 1;", "skipped on the test_bit"),
-    };
+    p0 = p0.lines(kick(k.kick));
     let p1 = match k.consume {
         Consume::ClearThenSum => Proc::new("int *slot, int *start", &["int r2", "int r3"])
             .line("r2 = xchg(start, 0);", "test_and_clear_bit(WB_start_dontcache)")
@@ -189,15 +195,7 @@ fn fold(rev: KickRevision) -> Option<Litmus> {
     if k.writer_smp_mb {
         p0 = p0.line("smp_mb();", "__mark_inode_dirty");
     }
-    p0 = match k.kick {
-        Kick::Fold => p0.line("r1 = xchg(start, 1);", "!test_and_set_bit(WB_start_dontcache)"),
-        Kick::Posted => p0
-            .line("r0 = READ_ONCE(*start);", "!test_bit(WB_start_dontcache)")
-            .line("if (r0 == 0)", "")
-            .line("\tr1 = xchg(start, 1);", "&& !test_and_set_bit(WB_start_dontcache)")
-            .line("else", "")
-            .line("\tr1 = 1;", "skipped on the test_bit"),
-    };
+    p0 = p0.lines(kick(k.kick));
     let p1 = Proc::new("int *count, int *start", &["int r2", "int r3"])
         .line("r2 = xchg(start, 0);", "test_and_clear_bit(WB_start_dontcache)")
         .line("r3 = *count;", "wb_stat: percpu_counter_read, a plain load");
