@@ -188,22 +188,27 @@ fn switcher(params: &'static str, regs: &'static [&'static str], scan: Lines) ->
     Proc::new(params, regs).lines(switch_begin()).lines(scan).lines(switch_end())
 }
 
+/// The switch over one DIRTY-marked folio (the mark set throughout): its transfer test.
+fn one_folio_switcher() -> Proc {
+    let mut scan = lines(&[
+        ("r4 = READ_ONCE(*dirty);", "inode_do_switch_wbs: the DIRTY-marked folio"),
+        ("r5 = READ_ONCE(*dropbehind);", ""),
+    ]);
+    scan.extend(transfer("r4", "r5"));
+    switcher(
+        "int **i_wb, int *i_state, int *dirty, int *dropbehind, int *wb1, int *wb2, spinlock_t *i_pages",
+        &["int r4", "int r5"],
+        scan,
+    )
+}
+
 fn lookup_switch() -> Litmus {
     let p0 = Proc::new(
         "int **i_wb, int *i_state, int *dirty, int *dropbehind, spinlock_t *i_pages",
         &["int r0", "int r1", "int r2", "int *r3"],
     )
     .lines(lookup("r0", "r1", section_dec("r2", "r3")));
-    let mut scan = lines(&[
-        ("r4 = READ_ONCE(*dirty);", "inode_do_switch_wbs: a DIRTY-marked folio"),
-        ("r5 = READ_ONCE(*dropbehind);", ""),
-    ]);
-    scan.extend(transfer("r4", "r5"));
-    let p1 = switcher(
-        "int **i_wb, int *i_state, int *dirty, int *dropbehind, int *wb1, int *wb2, spinlock_t *i_pages",
-        &["int r4", "int r5"],
-        scan,
-    );
+    let p1 = one_folio_switcher();
     export(
         "lookup-switch",
         "a lookup's clear outside its wb section across a cgroup wb switch",
@@ -228,16 +233,7 @@ fn redirty_switch() -> Litmus {
     let p0 =
         Proc::new("int **i_wb, int *dirty, int *dropbehind, spinlock_t *i_pages", &["int r0", "int r1", "int *r2"])
             .lines(dirtier("folio_redirty_for_writepage", Some("r2"), "r2"));
-    let mut scan = lines(&[
-        ("r4 = READ_ONCE(*dirty);", "inode_do_switch_wbs: the DIRTY mark is set"),
-        ("r5 = READ_ONCE(*dropbehind);", ""),
-    ]);
-    scan.extend(transfer("r4", "r5"));
-    let p1 = switcher(
-        "int **i_wb, int *i_state, int *dirty, int *dropbehind, int *wb1, int *wb2, spinlock_t *i_pages",
-        &["int r4", "int r5"],
-        scan,
-    );
+    let p1 = one_folio_switcher();
     export(
         "redirty-switch",
         "folio_redirty_for_writepage across a cgroup wb switch",
