@@ -59,10 +59,6 @@ impl<P: Platform> PercpuCounter<P> {
         PercpuCounter { rev, ..self }
     }
 
-    pub fn nr_cpus(&self) -> usize {
-        self.slots.len()
-    }
-
     /// `percpu_counter_add_batch()`, cmpxchg variant (Guzik, "percpu_counter: add a
     /// cmpxchg-based _add_batch variant", present in 6.12).
     ///
