@@ -183,6 +183,30 @@ mod tests {
         assert_eq!(c.sum(&t), 4);
     }
 
+    /// The sum's step names each slot it read, in CPU order, and the total: a counterexample
+    /// is read from these values.
+    #[test]
+    fn the_sum_reports_count_and_every_slot() {
+        for (cpus, want) in [
+            (1, "count 4 + slot[cpu0] 3 = 7"),
+            (2, "count 4 + slots [3, 2] = 9"),
+            (4, "count 4 + slots [3, 2, 0, 0] = 9"),
+        ] {
+            let c = PercpuCounter::<Std>::new(cpus);
+            let trace = Arc::new(Trace::new());
+            c.add_batch(&ctx(0), 4, 4); // folds: count 4
+            c.add_batch(&ctx(0), 3, 8);
+            if cpus > 1 {
+                c.add_batch(&ctx(1), 2, 8);
+            }
+            let t = Ctx::<Std>::new(trace.clone(), "summer", CpuPlan::Fixed(0));
+            c.sum(&t);
+            let steps = trace.steps();
+            let last = steps.last().expect("the sum's step");
+            assert_eq!((last.function.as_str(), last.detail.as_str()), ("percpu_counter_sum", want));
+        }
+    }
+
     #[test]
     fn negative_amounts_fold_and_clamp() {
         let c = PercpuCounter::<Std>::new(2);
