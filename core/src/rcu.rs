@@ -98,7 +98,7 @@ mod tests {
     fn nesting_and_quiescent_grace_period() {
         let trace = Arc::new(Trace::new());
         let a = Ctx::<Std>::new(trace.clone(), "a", CpuPlan::Fixed(0));
-        let b = Ctx::<Std>::new(trace, "b", CpuPlan::Fixed(0));
+        let b = Ctx::<Std>::new(trace.clone(), "b", CpuPlan::Fixed(0));
         let rcu = Rcu::<Std>::new(2);
         rcu.read_lock(&a);
         rcu.read_lock(&a);
@@ -107,5 +107,25 @@ mod tests {
         rcu.read_unlock(&a);
         assert!(!rcu.in_read_section(&a));
         rcu.synchronize(&b); // nobody inside: returns at once
+        let last = trace.steps().pop().expect("the grace period's step");
+        assert_eq!(last.detail, "grace period over: waited for 0 reader(s) inside a section");
+    }
+
+    /// Each outermost section gets a new number: the grace period's poll tells "left and came
+    /// back" (a new section, not waited for) from "still inside" by it.
+    #[test]
+    fn each_outermost_section_is_numbered() {
+        let a = Ctx::<Std>::new(Arc::new(Trace::new()), "a", CpuPlan::Fixed(0));
+        let rcu = Rcu::<Std>::new(1);
+        let word = || rcu.readers[0].load(Ordering::Relaxed);
+        rcu.read_lock(&a);
+        let first = word();
+        rcu.read_lock(&a);
+        assert_eq!(word() >> 16, first >> 16, "a nested lock stays in the section");
+        rcu.read_unlock(&a);
+        rcu.read_unlock(&a);
+        rcu.read_lock(&a);
+        assert_eq!((word() >> 16, word() & NESTING_MASK), ((first >> 16) + 1, 1));
+        rcu.read_unlock(&a);
     }
 }
