@@ -111,6 +111,34 @@ mod tests {
         assert_eq!(last.detail, "grace period over: waited for 0 reader(s) inside a section");
     }
 
+    /// A grace period that begins while a reader is inside waits for it, and says so.
+    #[test]
+    fn a_grace_period_waits_for_a_reader_inside() {
+        let trace = Arc::new(Trace::new());
+        let rcu = Arc::new(Rcu::<Std>::new(2));
+        let a = Ctx::<Std>::new(trace.clone(), "a", CpuPlan::Fixed(0));
+        rcu.read_lock(&a);
+        let started = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let gp = {
+            let (rcu, trace, started) = (rcu.clone(), trace.clone(), started.clone());
+            std::thread::spawn(move || {
+                let b = Ctx::<Std>::new(trace, "b", CpuPlan::Fixed(1));
+                started.store(true, std::sync::atomic::Ordering::SeqCst);
+                rcu.synchronize(&b);
+            })
+        };
+        while !started.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        // Time enough for the grace period to take its snapshot and start waiting.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(!gp.is_finished(), "the grace period ended while the reader it began with is inside");
+        rcu.read_unlock(&a);
+        gp.join().unwrap();
+        let last = trace.steps().pop().expect("the grace period's step");
+        assert_eq!(last.detail, "grace period over: waited for 1 reader(s) inside a section");
+    }
+
     /// Each outermost section gets a new number: the grace period's poll tells "left and came
     /// back" (a new section, not waited for) from "still inside" by it.
     #[test]
