@@ -9,6 +9,9 @@
 //! (it is found with some seeds, not all) ends in `?`: the row's verdict must include every other
 //! property and may include that one. A shuttle cell that ends in ` xN` runs N times the tier's
 //! iterations (what that checker needs to find its properties with every seed).
+//!
+//! `WBCHECK_EXPECT_CHECKERS=oracle,shuttle-pct` runs the per-scenario tests under those checkers
+//! only (default: all four); the mutation campaign's fast profile uses it (docs/mutation.md).
 
 use std::collections::BTreeSet;
 use wb_checks::oracle;
@@ -235,12 +238,29 @@ fn may_miss_is_expected_and_found_reliably_elsewhere() {
     }
 }
 
+/// The checkers `WBCHECK_EXPECT_CHECKERS` names (comma-separated), or all of them.
+fn checkers_from_env() -> Vec<Checker> {
+    match std::env::var("WBCHECK_EXPECT_CHECKERS") {
+        Err(_) => Checker::ALL.to_vec(),
+        Ok(list) => list
+            .split(',')
+            .map(|n| {
+                Checker::from_name(n.trim()).unwrap_or_else(|| {
+                    let valid: Vec<&str> = Checker::ALL.iter().map(|c| c.name()).collect();
+                    panic!("WBCHECK_EXPECT_CHECKERS: unknown checker '{n}' (valid: {})", valid.join(", "))
+                })
+            })
+            .collect(),
+    }
+}
+
 /// Run every row of `scenario`, compare with the table, replay every counterexample.
 fn check_scenario(scenario: &str) {
     let bounds = Bounds::from_env(Tier::Quick).expect("valid WBCHECK_* / LOOM_* variables");
     let s = find(scenario).expect("a scenario of the registry");
+    let only = checkers_from_env();
     for (_, revision, cells) in TABLE.iter().filter(|(sc, _, _)| *sc == scenario) {
-        for (checker, want) in Checker::ALL.into_iter().zip(cells) {
+        for (checker, want) in Checker::ALL.into_iter().zip(cells).filter(|(c, _)| only.contains(c)) {
             let row = format!("{scenario} {revision} {}", checker.name());
             let outcome = match checker {
                 Checker::Oracle => oracle::run(scenario, revision, Tier::Quick),
