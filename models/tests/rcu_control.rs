@@ -124,11 +124,13 @@ fn use_after_the_section_without_a_reference_is_reported() {
 /// RCU-MP: the updater stores `y`, calls `synchronize_rcu`, stores `x`; a reader that reads
 /// `x == 1` inside its section must read `y == 1` in the same section (its section cannot have
 /// begun before the grace period, or the grace period would have waited for it). Fails if the
-/// grace period does not wait for readers inside a section when it begins.
+/// grace period does not wait for readers inside a section when it begins. Both roles are spawned
+/// tasks, and some explored execution must have the grace period begin with the reader inside
+/// (its step says it waited for 1 reader): the control reaches the path it guards.
 #[test]
 fn control_rcu_gp_orders_a_reader_that_began_before_it() {
     let explored = explore(Some(3), || {
-        let trace = Arc::new(Trace::disabled());
+        let trace = Arc::new(Trace::new());
         let rcu = Arc::new(Rcu::<Loom>::new(2));
         let (x, y) = (flag(), flag());
         let reader = {
@@ -146,15 +148,24 @@ fn control_rcu_gp_orders_a_reader_that_began_before_it() {
                 );
             })
         };
-        let ctx = task(&trace, "updater", 1);
-        y.store(1, std::sync::atomic::Ordering::Relaxed);
-        rcu.synchronize(&ctx);
-        x.store(1, std::sync::atomic::Ordering::Relaxed);
-        drop(ctx);
+        let updater = {
+            let (trace, rcu) = (trace.clone(), rcu.clone());
+            Loom::spawn(move || {
+                let ctx = task(&trace, "updater", 1);
+                y.store(1, std::sync::atomic::Ordering::Relaxed);
+                rcu.synchronize(&ctx);
+                x.store(1, std::sync::atomic::Ordering::Relaxed);
+            })
+        };
         Loom::join(reader);
-        false
+        Loom::join(updater);
+        trace.steps().iter().any(|s| s.detail == "grace period over: waited for 1 reader(s) inside a section")
     });
-    assert!(explored.executions > 10, "{explored:?}");
+    assert!(
+        explored.observed > 0,
+        "in none of {} executions did the grace period begin with the reader inside",
+        explored.executions
+    );
 }
 
 /// Reader A (old) enters its section; then the updater starts a grace period, and reader B
