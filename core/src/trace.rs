@@ -243,6 +243,13 @@ impl Trace {
         }
     }
 
+    /// Every access recorded so far, in order: (bits, value read, value written).
+    #[cfg(test)]
+    pub(crate) fn accesses(&self) -> Vec<(u64, Option<u64>, Option<u64>)> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.accesses.iter().map(|a| (a.mask, a.read, a.written)).collect()
+    }
+
     pub fn len(&self) -> usize {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).events.len()
     }
