@@ -180,7 +180,7 @@ mod tests {
     /// stale-read marks of every counterexample are computed from these). Values are chosen so
     /// that a wrong bit, a wrong operator or a dropped value changes the log: bit 3 is already set
     /// when `set_bit(3)` runs, bit 0 already clear when `clear_bit(0)` runs, bit 2 already set when
-    /// `test_and_set_bit(2)` runs.
+    /// `test_and_set_bit(2)` and `or_locked` run.
     #[test]
     fn every_operation_traces_its_bits_and_values() {
         use crate::ctx::{CpuPlan, Ctx};
@@ -200,7 +200,7 @@ mod tests {
             assert!(!w.test_and_set_bit(3));
             assert!(w.test_and_clear_bit(2));
             assert_eq!(w.clear_bits_word(0b1001), 0b1010);
-            w.or_locked(0b1100);
+            w.or_locked(0b1110);
             assert_eq!(w.andnot_locked(0b0100), 0b1110);
             assert_eq!(w.update(|v| (v & 1 == 0).then_some(v | 1)), (0b1010, true));
             assert_eq!(w.update(|v| (v & 1 == 0).then_some(v | 1)), (0b1011, false));
@@ -219,7 +219,7 @@ mod tests {
                     (0b1000, Some(0b0110), Some(0b1110)),
                     (0b0100, Some(0b1110), Some(0b1010)),
                     (0b1001, Some(0b1010), Some(0b0010)),
-                    (0b1100, Some(0b0010), Some(0b1110)),
+                    (0b1110, Some(0b0010), Some(0b1110)),
                     (0b0100, Some(0b1110), Some(0b1010)),
                     (all, Some(0b1010), None),
                     (0b0001, Some(0b1010), Some(0b1011)),
