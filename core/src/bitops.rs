@@ -180,7 +180,7 @@ mod tests {
     /// stale-read marks of every counterexample are computed from these). Values are chosen so
     /// that a wrong bit, a wrong operator or a dropped value changes the log: bit 3 is already set
     /// when `set_bit(3)` runs, bit 0 already clear when `clear_bit(0)` runs, bit 2 already set when
-    /// `test_and_set_bit(2)` and `or_locked` run.
+    /// `test_and_set_bit(2)` runs, bit 1 already set when `or_locked(0b1110)` runs.
     #[test]
     fn every_operation_traces_its_bits_and_values() {
         use crate::ctx::{CpuPlan, Ctx};
