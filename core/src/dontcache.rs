@@ -165,7 +165,7 @@ pub fn wb_workfn<P: Platform>(
         ctx.event(
             "wb_workfn",
             "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched",
-            &[written.pages],
+            &[written],
         );
         None
     } else {

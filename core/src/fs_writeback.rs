@@ -276,15 +276,6 @@ pub enum WbReason {
     ForkerThread,
 }
 
-/// What a writeback wrote.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Written {
-    /// Pages written (what `wb_writeback` returns).
-    pub pages: i64,
-    /// Inodes found clean afterwards and taken off the lists.
-    pub inodes_cleaned: i64,
-}
-
 /// `wb_writeback()` for a `WB_SYNC_NONE`, `range_cyclic` work of `nr_pages` (the DONTCACHE work;
 /// the rescuer's `writeback_inodes_wb` is the same round): under `list_lock`, `queue_io` moves
 /// the inodes on `b_more_io` and `b_dirty` to `b_io` (setting I_SYNC_QUEUED), then
@@ -298,14 +289,14 @@ pub struct Written {
 /// are left out; no modelled task other than the flusher sets I_SYNC. Each inode's write chunk
 /// (`writeback_chunk_size`: at least MIN_WRITEBACK_PAGES, 1024 pages) exceeds every model's pages,
 /// so an inode is written whole. `dirtied_before` is the moment the round starts: an inode put on
-/// `b_dirty` later is not queued.
+/// `b_dirty` later is not queued. Returns the pages written.
 pub fn wb_writeback<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
     nr_pages: i64,
     reason: WbReason,
     inodes: &[&Inode<P>],
-) -> Written {
+) -> i64 {
     let template = match reason {
         WbReason::Dontcache => "wb{}: WB_REASON_DONTCACHE work, nr_pages = {}",
         WbReason::ForkerThread => "wb{}: WB_REASON_FORKER_THREAD work (rescuer), nr_pages = {}",
@@ -327,7 +318,7 @@ pub fn wb_writeback<P: Platform>(
         ctx.event("queue_io", "wb{}: {} inode(s) -> b_io", &[wb.id as i64, q.len() as i64]);
         q
     };
-    let mut written = Written::default();
+    let mut written = 0;
     let mut left = nr_pages;
     for inode in queued.drain(..) {
         if left <= 0 {
@@ -348,12 +339,10 @@ pub fn wb_writeback<P: Platform>(
         }
         let pages = __writeback_single_inode(ctx, inode);
         left -= pages;
-        written.pages += pages;
+        written += pages;
         let (tmp_wb, _list) = inode_to_wb_and_lock_list(ctx, inode);
         let _i_lock = inode.i_lock.lock();
-        if requeue_inode(ctx, inode, tmp_wb) {
-            written.inodes_cleaned += 1;
-        }
+        requeue_inode(ctx, inode, tmp_wb);
         inode.set_sync_bit(I_SYNC, false);
     }
     written
@@ -383,8 +372,8 @@ fn __writeback_single_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>) -> i64 
 
 /// `requeue_inode()` after writing (a chunk larger than anything dirty here, so never "slice used
 /// up"): still tagged dirty or I_DIRTY -> `redirty_tail_locked`; otherwise clean -> off the lists
-/// (`inode_cgwb_move_to_attached`, which may clear WB_has_dirty_io). Returns whether it was clean.
-fn requeue_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) -> bool {
+/// (`inode_cgwb_move_to_attached`, which may clear WB_has_dirty_io).
+fn requeue_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) {
     let clean = !inode.mapping_tagged_dirty() && inode.i_state.word() & I_DIRTY == 0;
     if clean {
         inode_cgwb_move_to_attached(ctx, inode, wb);
@@ -392,5 +381,4 @@ fn requeue_inode<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, wb: &Wb<P>) -> boo
         redirty_tail_locked(ctx, inode, wb);
     }
     ctx.event("requeue_inode", "inode {}: {requeue} (wb{})", &[inode.ino as i64, i64::from(!clean), wb.id as i64]);
-    clean
 }
