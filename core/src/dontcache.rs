@@ -190,3 +190,50 @@ pub struct FlusherRun {
     /// Pages read by a consume that cleared WB_start_dontcache.
     pub consumed: Option<i64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctx::CpuPlan;
+    use crate::folio::Folio;
+    use crate::inode::Inode;
+    use crate::page_writeback::filemap_dirty_folio;
+    use crate::sync::Std;
+    use crate::trace::Trace;
+    use crate::wb::Bdi;
+    use std::sync::Arc;
+
+    /// The writeback steps of a counterexample say what the writeback did: a rescuer run writes
+    /// the one dirty page, takes the inode's I_DIRTY bits off (reporting the bits it found) and
+    /// finds the inode clean.
+    #[test]
+    fn a_rescuer_run_reports_what_it_wrote() {
+        let trace = Arc::new(Trace::new());
+        let ctx = Ctx::<Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+        let bdi = Arc::new(Bdi::<Std>::new(0, 1, 4, 2));
+        let folio = Arc::new(Folio::new(0, 1, false));
+        let inode = Inode::new(0, bdi.clone(), 0, true, vec![folio.clone()]);
+        filemap_dirty_folio(&ctx, &inode, &folio);
+        wb_workfn(&ctx, bdi.wb(0), &[&inode], WorkStart::Periodic, RunOn::Rescuer);
+        let steps: Vec<String> = trace.steps().iter().map(|s| format!("{}: {}", s.function, s.detail)).collect();
+        let run = steps.iter().position(|s| s.starts_with("process_one_work")).expect("the run's first step");
+        assert_eq!(
+            steps[run..],
+            [
+                "process_one_work: wb0: not queued by wb_wakeup: periodic run of wb_workfn",
+                "wb_writeback: wb0: WB_REASON_FORKER_THREAD work (rescuer), nr_pages = 1024",
+                "queue_io: wb0: 1 inode(s) -> b_io",
+                "unlocked_inode_to_wb_begin: rcu_read_lock; I_WB_SWITCH = 0; i_wb = wb0 (live)",
+                "folio_clear_dirty_for_io: folio_test_clear_dirty(folio 0) = 1",
+                "folio_account_cleaned: folio_test_dropbehind(folio 0) = 0",
+                "unlocked_inode_to_wb_end: rcu_read_unlock",
+                "__folio_start_writeback: folio 0 written (the I/O completes at once)",
+                "__writeback_single_inode: inode 0: wrote 1 page(s); i_state &= ~I_DIRTY (was 4); smp_mb(); \
+                 mapping_tagged(DIRTY) = 0",
+                "wb_io_lists_depopulated: wb0: I/O lists empty, WB_has_dirty_io 1 -> 0",
+                "requeue_inode: inode 0: clean -> off the I/O lists (wb0)",
+                "wb_workfn: rescuer: writeback_inodes_wb wrote 1 page(s); WB_start_dontcache untouched",
+            ]
+        );
+    }
+}
