@@ -11,7 +11,7 @@ use wb_core::ctx::{CpuPlan, Ctx};
 use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
 use wb_core::folio::Folio;
 use wb_core::fs_writeback::__mark_inode_dirty;
-use wb_core::inode::{Inode, IoList, I_DIRTY_PAGES, I_DIRTY_SYNC};
+use wb_core::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::Revision;
 use wb_core::revision::{KickProtocol, KickRevision, RescuerRevision};
@@ -504,17 +504,23 @@ fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, last: Option<(i64, i64)>) ->
     ))
 }
 
-/// `dirty-tracking` at quiescence: every inode with a DIRTY-marked folio has I_DIRTY_PAGES and
-/// is on its wb's I/O lists, and WB_has_dirty_io is set exactly when those lists are not empty
-/// (what the kick's `wb_has_dirty_io` test and the flusher's list walk rely on).
+/// `dirty-tracking` at quiescence: every inode with a DIRTY-marked folio has I_DIRTY_PAGES; every
+/// inode with a DIRTY-marked folio or an `I_DIRTY` bit is on its wb's I/O lists (an inode off the
+/// lists is never written by the flusher, its pages nor its metadata); and WB_has_dirty_io is set
+/// exactly when those lists are not empty (what the kick's `wb_has_dirty_io` test and the
+/// flusher's list walk rely on).
 fn dirty_tracking<P: Platform>(wb: &Wb<P>, inodes: &[Arc<Inode<P>>]) -> Option<String> {
     let mut wrong = Vec::new();
     for inode in inodes {
-        if inode.mapping_tagged_dirty() && (!inode.i_state.test_bit(I_DIRTY_PAGES) || inode.io_list() == IoList::None) {
+        let tagged = inode.mapping_tagged_dirty();
+        let dirty = inode.i_state.word() & I_DIRTY;
+        if (tagged && dirty & 1 << I_DIRTY_PAGES == 0) || ((tagged || dirty != 0) && inode.io_list() == IoList::None) {
             wrong.push(format!(
-                "inode {} has dirty pages but I_DIRTY_PAGES {} and it is on {}: no writeback will find it",
+                "inode {} has {} dirty page(s), I_DIRTY_SYNC {} and I_DIRTY_PAGES {}, and it is on {}: no writeback will find it",
                 inode.ino,
-                inode.i_state.test_bit(I_DIRTY_PAGES) as u8,
+                if tagged { "some" } else { "no" },
+                (dirty & 1 << I_DIRTY_SYNC != 0) as u8,
+                (dirty & 1 << I_DIRTY_PAGES != 0) as u8,
                 inode.io_list().name()
             ));
         }

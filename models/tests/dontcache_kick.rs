@@ -66,6 +66,15 @@ fn posted_kick_without_the_barrier_is_store_buffering() {
     assert!(cx.steps.iter().any(|s| s.detail.contains("test_bit(WB_start_dontcache) = 1 -> skip")), "{cx:#?}");
 }
 
+/// The fix passes under loom, `dirty-tracking` included: an `__mark_inode_dirty(I_DIRTY_SYNC)`
+/// that lands while the flusher writes the inode leaves it to `requeue_inode`, which must keep it
+/// on the lists (an inode taken off them with I_DIRTY_SYNC set is never written back).
+#[test]
+fn v7_fix_kick_passes_with_a_dirtier_inside_writeback() {
+    let o = run("v7-fix-kick", Checker::Loom);
+    assert!(o.violated().is_empty(), "{o:#?}");
+}
+
 #[test]
 fn the_scope_holds_every_configuration_once() {
     use wb_models::dontcache_kick::{kick_scope, shuttle_kick_scope, Role};

@@ -291,10 +291,13 @@ impl RefKick {
 
     /// `dirty-tracking` at quiescence: `None` if it holds.
     pub fn dirty_tracking(&self) -> Option<String> {
-        let lost = self.inodes.iter().position(|i| i.folios.iter().any(|f| f.dirty) && !(i.dirty_pages && i.listed));
+        let lost = self.inodes.iter().position(|i| {
+            let tagged = i.folios.iter().any(|f| f.dirty);
+            (tagged && !i.dirty_pages) || ((tagged || i.dirty_pages || i.dirty_sync) && !i.listed)
+        });
         let listed = self.inodes.iter().any(|i| i.listed);
         match lost {
-            Some(i) => Some(format!("inode {i} has dirty pages but is not listed with I_DIRTY_PAGES")),
+            Some(i) => Some(format!("inode {i} is dirty but not listed, or has dirty pages without I_DIRTY_PAGES")),
             None => (listed != self.has_dirty_io)
                 .then(|| format!("WB_has_dirty_io is {} with lists non-empty = {listed}", self.has_dirty_io as u8)),
         }
