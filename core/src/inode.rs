@@ -240,3 +240,33 @@ pub fn unlocked_inode_to_wb_end<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, coo
     let template = if locked { "xa_unlock_irqrestore(i_pages); rcu_read_unlock" } else { "rcu_read_unlock" };
     ctx.event("unlocked_inode_to_wb_end", template, &[]);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sync::Std;
+
+    /// I_SYNC and I_SYNC_QUEUED are set and cleared one at a time, each leaving the other (and
+    /// setting or clearing twice is the same as once), as the kernel's `i_state |=` / `&= ~` do.
+    /// The scenarios read these bits only under `i_lock` and through the flusher's list
+    /// decisions: wrong bit operations here survived all of them in the mutation campaign
+    /// (docs/mutation.md), so the operations themselves are pinned here.
+    #[test]
+    fn sync_bits_are_set_and_cleared_one_at_a_time() {
+        let bdi = Arc::new(Bdi::<Std>::new(0, 1, 4, 1));
+        let inode = Inode::new(0, bdi, 0, true, Vec::new());
+        let bits = |i: &Inode<Std>| (i.sync_bit(I_SYNC), i.sync_bit(I_SYNC_QUEUED));
+        assert_eq!(bits(&inode), (false, false));
+        inode.set_sync_bit(I_SYNC_QUEUED, true);
+        assert_eq!(bits(&inode), (false, true));
+        inode.set_sync_bit(I_SYNC, true);
+        inode.set_sync_bit(I_SYNC, true);
+        assert_eq!(bits(&inode), (true, true));
+        inode.set_sync_bit(I_SYNC_QUEUED, false);
+        inode.set_sync_bit(I_SYNC_QUEUED, false);
+        assert_eq!(bits(&inode), (true, false));
+        inode.set_sync_bit(I_SYNC, false);
+        assert_eq!(bits(&inode), (false, false));
+        assert_eq!(inode.i_state.word(), 0, "the sync bits live apart from i_state's traced bits");
+    }
+}
