@@ -269,4 +269,20 @@ mod tests {
         assert_eq!(bits(&inode), (false, false));
         assert_eq!(inode.i_state.word(), 0, "the sync bits live apart from i_state's traced bits");
     }
+
+    /// Every list survives the store as its own state, and a counterexample names it as the
+    /// kernel does (the mutation campaign found that no scenario run ends with an inode on
+    /// `b_more_io`, so only this sees a `b_more_io` read back as no list).
+    #[test]
+    fn io_lists_are_stored_and_named() {
+        let bdi = Arc::new(Bdi::<Std>::new(0, 1, 4, 1));
+        let inode = Inode::new(0, bdi, 0, true, Vec::new());
+        let mut seen = Vec::new();
+        for list in [IoList::Dirty, IoList::Io, IoList::MoreIo, IoList::None] {
+            inode.set_io_list(list);
+            assert_eq!(inode.io_list(), list);
+            seen.push(list.name());
+        }
+        assert_eq!(seen, ["b_dirty", "b_io", "b_more_io", "no list"]);
+    }
 }
