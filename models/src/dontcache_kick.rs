@@ -633,7 +633,7 @@ impl ModelScenario for DontcacheKick {
                 ),
                 (
                     DIRTY_TRACKING,
-                    "at the end every inode with dirty pages has I_DIRTY_PAGES and is on its wb's I/O lists, and WB_has_dirty_io is set exactly when the lists are not empty",
+                    "at the end every inode with dirty pages has I_DIRTY_PAGES, every inode with dirty pages or an I_DIRTY bit is on its wb's I/O lists, and WB_has_dirty_io is set exactly when the lists are not empty",
                 ),
             ],
             scope: kick_scope_decl(),
