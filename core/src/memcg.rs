@@ -409,8 +409,8 @@ mod tests {
     fn packed_lock_free_match_does_not_tear() {
         for earlier_writes in 1..=2 {
             let test = move || tracker_against_replacement(earlier_writes);
-            shuttle::Runner::new(RandomScheduler::new_from_seed(1, 5_000), shuttle::Config::default()).run(test);
-            shuttle::Runner::new(PctScheduler::new_from_seed(1, 3, 5_000), shuttle::Config::default()).run(test);
+            shuttle::Runner::new(RandomScheduler::new_from_seed(1, 50_000), shuttle::Config::default()).run(test);
+            shuttle::Runner::new(PctScheduler::new_from_seed(1, 3, 50_000), shuttle::Config::default()).run(test);
         }
     }
 
