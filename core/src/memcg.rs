@@ -414,6 +414,19 @@ mod tests {
         }
     }
 
+    /// `record-integrity`'s detector: a slot is torn when any of its fields (key[0], key[1],
+    /// at) was last written for another record than the others.
+    #[test]
+    fn a_slot_is_torn_when_any_field_belongs_to_another_record() {
+        let table = ForeignTable::<crate::sync::Std>::new(1, SlotRevision::V6, "cgwb_bdev");
+        for (writers, torn) in [([1, 1, 1], false), ([1, 1, 2], true), ([1, 2, 2], true), ([1, 2, 1], true)] {
+            for (w, tag) in table.slots[0].writers.iter().zip(writers) {
+                w.store(tag, Ghost::Relaxed);
+            }
+            assert_eq!(table.torn_slots(), if torn { vec![0] } else { vec![] }, "writers {writers:?}");
+        }
+    }
+
     fn tracker_against_replacement(earlier_writes: i64) {
         let trace = Arc::new(Trace::new());
         let table = Arc::new(ForeignTable::<Shuttle>::new(1, SlotRevision::Packed, "cgwb_bdev"));
