@@ -427,6 +427,38 @@ mod tests {
         }
     }
 
+    /// `oldest-replaced`'s detector compares the victim with the *other* slots at the write: a
+    /// refresh of the chosen victim between a v6 tracker's scan and its write leaves the other,
+    /// idle slot older, and is reported. Slots [dev1 @1, dev2 @2]; at time 5 one tracker records
+    /// dev3 (victim slot 0) while another refreshes dev1 (slot 0 @5). Some schedule (shuttle,
+    /// random, fixed seed) must report it, naming slot 1.
+    #[test]
+    fn a_victim_refreshed_before_the_write_is_reported_as_not_oldest() {
+        use std::sync::atomic::AtomicUsize;
+        static REPORTED: AtomicUsize = AtomicUsize::new(0);
+        let test = || {
+            let trace = Arc::new(Trace::new());
+            let table = Arc::new(ForeignTable::<Shuttle>::new(2, SlotRevision::V6, "cgwb_bdev"));
+            let ctx = Ctx::<Shuttle>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
+            table.track(&ctx, (1, 0), 1, 0);
+            table.track(&ctx, (2, 0), 2, 0);
+            let (t, tr) = (table.clone(), trace.clone());
+            let other = shuttle::thread::spawn(move || {
+                let ctx = Ctx::<Shuttle>::new(tr, "tracker1", CpuPlan::Fixed(1));
+                t.track(&ctx, (1, 0), 5, 0)
+            });
+            let ctx = Ctx::<Shuttle>::new(trace.clone(), "tracker0", CpuPlan::Fixed(0));
+            table.track(&ctx, (3, 0), 5, 0);
+            other.join().unwrap();
+            for d in trace.detected().iter().filter(|d| d.property == OLDEST_REPLACED) {
+                assert!(d.message.contains("slot 0 (at 5) is replaced although slot 1"), "{}", d.message);
+                REPORTED.fetch_add(1, Ghost::Relaxed);
+            }
+        };
+        shuttle::Runner::new(RandomScheduler::new_from_seed(1, 2_000), shuttle::Config::default()).run(test);
+        assert!(REPORTED.load(Ghost::Relaxed) > 0, "no schedule reported the refreshed victim");
+    }
+
     fn tracker_against_replacement(earlier_writes: i64) {
         let trace = Arc::new(Trace::new());
         let table = Arc::new(ForeignTable::<Shuttle>::new(1, SlotRevision::Packed, "cgwb_bdev"));
