@@ -459,6 +459,28 @@ mod tests {
         assert!(REPORTED.load(Ghost::Relaxed) > 0, "no schedule reported the refreshed victim");
     }
 
+    /// A flush queues each recent idle record and says so; its completion brings the slot back
+    /// to idle. One flusher, one queued flush: nothing to report against the in-flight bound.
+    #[test]
+    fn a_flush_and_its_completion_count_one_flush_in_flight() {
+        let trace = Arc::new(Trace::new());
+        let ctx = Ctx::<crate::sync::Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+        let table = ForeignTable::<crate::sync::Std>::new(2, SlotRevision::V6, "cgwb_bdev");
+        table.track(&ctx, (1, 0), 1, 0);
+        assert_eq!(table.flush(&ctx, 2, 5), vec![(0, (1, 0))]);
+        table.flush_done(&ctx, 0);
+        assert!(trace.detected().is_empty(), "{:?}", trace.detected());
+        let steps: Vec<String> =
+            trace.steps().iter().skip(1).map(|s| format!("{}: {}", s.function, s.detail)).collect();
+        assert_eq!(
+            steps,
+            [
+                "mem_cgroup_flush_foreign: flush_foreign: slot 0 key (1, 0) at 1 -> 0; done.cnt 1 -> 2",
+                "finish_writeback_work: slot 0 done.cnt 2 -> 1",
+            ]
+        );
+    }
+
     fn tracker_against_replacement(earlier_writes: i64) {
         let trace = Arc::new(Trace::new());
         let table = Arc::new(ForeignTable::<Shuttle>::new(1, SlotRevision::Packed, "cgwb_bdev"));
