@@ -481,6 +481,17 @@ mod tests {
         );
     }
 
+    /// A completion with no flush in flight takes done.cnt below 1: `inflight-bound` reports it.
+    #[test]
+    fn a_completion_without_a_flush_is_reported() {
+        let trace = Arc::new(Trace::new());
+        let ctx = Ctx::<crate::sync::Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+        let table = ForeignTable::<crate::sync::Std>::new(1, SlotRevision::V6, "cgwb_bdev");
+        table.flush_done(&ctx, 0);
+        let detected: Vec<(&str, String)> = trace.detected().iter().map(|d| (d.property, d.message.clone())).collect();
+        assert_eq!(detected, [(INFLIGHT_BOUND, "cgwb_bdev: slot 0 done.cnt dropped below 1 (1 -> 0)".to_string())]);
+    }
+
     fn tracker_against_replacement(earlier_writes: i64) {
         let trace = Arc::new(Trace::new());
         let table = Arc::new(ForeignTable::<Shuttle>::new(1, SlotRevision::Packed, "cgwb_bdev"));
