@@ -61,12 +61,6 @@ pub enum WbStatItem {
 }
 
 impl WbStatItem {
-    pub fn name(self) -> &'static str {
-        match self {
-            WbStatItem::DontcacheDirty => "WB_DONTCACHE_DIRTY",
-        }
-    }
-
     /// Trace templates (`wb_stat_mod`, `wb_stat`, `wb_stat_sum`); the first argument is the wb id.
     fn templates(self) -> [&'static str; 3] {
         match self {
@@ -251,13 +245,13 @@ impl<P: Platform> Wb<P> {
             Access::Stats => life >= Life::Released,
         };
         if bad {
-            let what = if access == Access::Stats { "the stat counters of" } else { "" };
+            let what = if access == Access::Stats { "the stat counters of " } else { "" };
             let why = if life == Life::Freed {
                 "freed: its RCU grace period ended and cgwb_free_rcu ran"
             } else {
                 "released: wb_exit destroyed its stat counters"
             };
-            ctx.detect(USE_AFTER_FREE, function, format!("{function} touches {what} wb{} after it was {why}", self.id));
+            ctx.detect(USE_AFTER_FREE, function, format!("{function} touches {what}wb{} after it was {why}", self.id));
         }
     }
 }
@@ -555,6 +549,60 @@ mod tests {
         wb_put(&ctx, wb);
         let props: Vec<_> = trace.detected().iter().map(|d| d.property).collect();
         assert_eq!(props, vec![USE_AFTER_FREE, USE_AFTER_FREE, REFCOUNT]);
+    }
+
+    /// Each lifetime state is stored and read back as itself, and the lifetime rules apply by
+    /// access: memory is wrong only once freed, the stats once released; the report says which.
+    #[test]
+    fn lifetime_rules_by_state_and_access() {
+        let bdi = Bdi::<Std>::new(1, 1, 8, 1);
+        let wb = bdi.wb(1);
+        let mut got = Vec::new();
+        for life in [Life::Live, Life::ShutDown, Life::Released, Life::Freed] {
+            wb.set_life(life);
+            assert_eq!(wb.life(), life);
+            for access in [Access::Memory, Access::Stats] {
+                let trace = Arc::new(Trace::new());
+                let ctx = Ctx::<Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+                wb.touch(&ctx, "f", access, || ());
+                got.extend(trace.detected().into_iter().map(|d| (life, access, d.message)));
+            }
+        }
+        let freed = "freed: its RCU grace period ended and cgwb_free_rcu ran";
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Life::Released,
+                    Access::Stats,
+                    "f touches the stat counters of wb1 after it was released: wb_exit destroyed its stat counters"
+                        .to_string()
+                ),
+                (Life::Freed, Access::Memory, format!("f touches wb1 after it was {freed}")),
+                (Life::Freed, Access::Stats, format!("f touches the stat counters of wb1 after it was {freed}")),
+            ]
+        );
+    }
+
+    /// `wb_wakeup` reports whether the run was already pending: the first queues it, the second
+    /// is absorbed by it.
+    #[test]
+    fn wakeup_reports_a_pending_run() {
+        let trace = Arc::new(Trace::new());
+        let ctx = Ctx::<Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+        let bdi = Bdi::<Std>::new(1, 1, 8, 1);
+        wb_wakeup(&ctx, bdi.wb(1));
+        wb_wakeup(&ctx, bdi.wb(1));
+        let details: Vec<String> =
+            trace.steps().into_iter().filter(|s| s.function == "wb_wakeup").map(|s| s.detail).collect();
+        assert_eq!(
+            details,
+            vec![
+                "wb1 WB_registered = 1 -> mod_delayed_work(dwork, 0): PENDING 0 -> 1",
+                "wb1 WB_registered = 1 -> mod_delayed_work(dwork, 0): PENDING 1 -> 1",
+            ]
+        );
+        assert!(bdi.wb(1).run_pending());
     }
 
     #[test]
