@@ -15,6 +15,11 @@
 //!   the run starts give one run, not two; `control_workqueue_queue_after_the_run_started_gives_a_second_run`:
 //!   a queue after the run cleared PENDING gives a second run (fails if a running item absorbs
 //!   a queue as a pending one does).
+//! - Too weak: `control_workqueue_a_queued_run_waits_for_the_executing_one`: a run queued while
+//!   one executes does not start until that one ends (workqueues are non-reentrant: fails if
+//!   taking the item does not mark it running, which also lets `flush_delayed_work` return while
+//!   a run still executes). Its other direction is the second-run control above: once the first
+//!   run ends, the queued one starts.
 
 mod control_support;
 
@@ -139,6 +144,38 @@ fn control_workqueue_queue_after_the_run_started_gives_a_second_run() {
             second,
             Some(true),
             "wb_wakeup after the run had started (PENDING cleared) was absorbed: no second run"
+        );
+        process_one_work_done(&worker, bdi.wb(0));
+        false
+    });
+    assert!(explored.executions >= 1, "{explored:?}");
+}
+
+/// A run is executing when the queuer queues another; a second worker (the `bdi_wq` kworker
+/// that picks up the queued item) must not start it until the first run ends, and then must.
+#[test]
+fn control_workqueue_a_queued_run_waits_for_the_executing_one() {
+    let explored = explore(Some(3), || {
+        let trace = Arc::new(Trace::disabled());
+        let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 8, 3));
+        let worker = task(&trace, "worker", 0);
+        wb_wakeup(&worker, bdi.wb(0));
+        assert_eq!(process_one_work(&worker, bdi.wb(0), WorkStart::Queued), Some(true), "the queued run did not start");
+        let second_worker = {
+            let (trace, bdi) = (trace.clone(), bdi.clone());
+            Loom::spawn(move || {
+                let ctx = task(&trace, "queuer", 0);
+                wb_wakeup(&ctx, bdi.wb(0));
+                let during = process_one_work(&ctx, bdi.wb(0), WorkStart::Queued);
+                assert_eq!(during, None, "a second run of wb->dwork started while the first was executing");
+            })
+        };
+        Loom::join(second_worker);
+        process_one_work_done(&worker, bdi.wb(0));
+        assert_eq!(
+            process_one_work(&worker, bdi.wb(0), WorkStart::Queued),
+            Some(true),
+            "the run queued during the first did not start after it ended"
         );
         process_one_work_done(&worker, bdi.wb(0));
         false
