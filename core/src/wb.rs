@@ -421,28 +421,6 @@ pub fn wb_get<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     }
 }
 
-/// `wb_tryget()`: `percpu_ref_tryget`, which succeeds while the count is above zero (also
-/// after `percpu_ref_kill`).
-pub fn wb_tryget<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> bool {
-    if wb.is_root() {
-        return true;
-    }
-    let mut cur = wb.touch(ctx, "wb_tryget", Access::Memory, || wb.refcnt.load(Ordering::Relaxed));
-    loop {
-        if cur <= 0 {
-            ctx.event("wb_tryget", "wb{} refcnt {} -> fail", &[wb.id as i64, cur]);
-            return false;
-        }
-        match wb.refcnt.compare_exchange(cur, cur + 1, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => {
-                ctx.event("wb_tryget", "wb{} refcnt {} -> {}", &[wb.id as i64, cur, cur + 1]);
-                return true;
-            }
-            Err(now) => cur = now,
-        }
-    }
-}
-
 /// `wb_put()` / `wb_put_many()`: drop `n` references (a no-op on the root wb); the last one runs
 /// `cgwb_release`, which queues the release work (see [`cgwb_release_workfn`]). `percpu_ref_put` in atomic mode is a
 /// value-returning atomic, fully ordered.
@@ -609,9 +587,37 @@ mod tests {
     fn root_wb_references_are_no_ops() {
         let ctx = Ctx::<Std>::new(Arc::new(Trace::new()), "t", CpuPlan::Fixed(0));
         let bdi = Bdi::<Std>::new(0, 1, 8, 1);
+        wb_get(&ctx, bdi.wb(0));
         wb_put(&ctx, bdi.wb(0));
         wb_put(&ctx, bdi.wb(0));
         assert_eq!(bdi.wb(0).refcount(), 1);
-        assert!(wb_tryget(&ctx, bdi.wb(0)));
+    }
+
+    /// Each reference step reports the count before and after it.
+    #[test]
+    fn reference_steps_report_the_count() {
+        let trace = Arc::new(Trace::new());
+        let ctx = Ctx::<Std>::new(trace.clone(), "t", CpuPlan::Fixed(0));
+        let bdi = Bdi::<Std>::new(1, 1, 8, 1);
+        for _ in 0..2 {
+            wb_get(&ctx, bdi.wb(1));
+        }
+        wb_put_many(&ctx, bdi.wb(1), 2, "wb_put_many");
+        cgwb_kill(&ctx, bdi.wb(1));
+        let refcnt: Vec<String> = trace
+            .steps()
+            .into_iter()
+            .filter(|s| s.detail.contains("refcnt"))
+            .map(|s| format!("{}: {}", s.function, s.detail))
+            .collect();
+        assert_eq!(
+            refcnt,
+            [
+                "wb_get: wb1 refcnt 1 -> 2 (live)",
+                "wb_get: wb1 refcnt 2 -> 3 (live)",
+                "wb_put_many: wb1 refcnt 3 -> 1 (live)",
+                "cgwb_kill: wb1 refcnt 1 -> 0 (live)",
+            ]
+        );
     }
 }
