@@ -119,65 +119,59 @@ fn control_workqueue_pending_coalesces_queues_before_the_run() {
     assert!(explored.executions > 1, "{explored:?}");
 }
 
-/// A run is queued; the worker starts it (clearing PENDING) and, while it runs, the queuer
-/// queues again. The workqueue must start a second run once the first is done.
+/// A run is queued and the worker starts it (clearing PENDING); while it runs, a second task
+/// (its name given) does `during`; then the first run ends and the worker tries to start the
+/// next queued run. Returns what that try gave.
+fn after_a_run_with(
+    name: &'static str,
+    during: impl Fn(&Ctx<Loom>, &Bdi<Loom>) + Send + Sync + 'static,
+) -> Option<bool> {
+    let trace = Arc::new(Trace::disabled());
+    let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 8, 3));
+    let worker = task(&trace, "worker", 0);
+    wb_wakeup(&worker, bdi.wb(0));
+    assert_eq!(process_one_work(&worker, bdi.wb(0), WorkStart::Queued), Some(true), "the queued run did not start");
+    let other = {
+        let (trace, bdi) = (trace.clone(), bdi.clone());
+        Loom::spawn(move || during(&task(&trace, name, 0), &bdi))
+    };
+    Loom::join(other);
+    process_one_work_done(&worker, bdi.wb(0));
+    let next = process_one_work(&worker, bdi.wb(0), WorkStart::Queued);
+    if next.is_some() {
+        process_one_work_done(&worker, bdi.wb(0));
+    }
+    next
+}
+
+/// While the run executes, the queuer queues again. The workqueue must start a second run once
+/// the first is done.
 #[test]
 fn control_workqueue_queue_after_the_run_started_gives_a_second_run() {
     let explored = explore(Some(3), || {
-        let trace = Arc::new(Trace::disabled());
-        let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 8, 3));
-        let worker = task(&trace, "worker", 0);
-        wb_wakeup(&worker, bdi.wb(0));
-        let first = process_one_work(&worker, bdi.wb(0), WorkStart::Queued);
-        assert_eq!(first, Some(true), "the queued run did not start");
-        let queuer = {
-            let (trace, bdi) = (trace.clone(), bdi.clone());
-            Loom::spawn(move || {
-                let ctx = task(&trace, "queuer", 0);
-                wb_wakeup(&ctx, bdi.wb(0));
-            })
-        };
-        Loom::join(queuer);
-        process_one_work_done(&worker, bdi.wb(0));
-        let second = process_one_work(&worker, bdi.wb(0), WorkStart::Queued);
+        let second = after_a_run_with("queuer", |ctx, bdi| wb_wakeup(ctx, bdi.wb(0)));
         assert_eq!(
             second,
             Some(true),
             "wb_wakeup after the run had started (PENDING cleared) was absorbed: no second run"
         );
-        process_one_work_done(&worker, bdi.wb(0));
         false
     });
     assert!(explored.executions >= 1, "{explored:?}");
 }
 
-/// A run is executing when the queuer queues another; a second worker (the `bdi_wq` kworker
-/// that picks up the queued item) must not start it until the first run ends, and then must.
+/// While the run executes, the queuer queues another, and a second worker (the `bdi_wq`
+/// kworker that picks up the queued item) tries to start it: it must not start until the first
+/// run ends, and then must.
 #[test]
 fn control_workqueue_a_queued_run_waits_for_the_executing_one() {
     let explored = explore(Some(3), || {
-        let trace = Arc::new(Trace::disabled());
-        let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 8, 3));
-        let worker = task(&trace, "worker", 0);
-        wb_wakeup(&worker, bdi.wb(0));
-        assert_eq!(process_one_work(&worker, bdi.wb(0), WorkStart::Queued), Some(true), "the queued run did not start");
-        let second_worker = {
-            let (trace, bdi) = (trace.clone(), bdi.clone());
-            Loom::spawn(move || {
-                let ctx = task(&trace, "queuer", 0);
-                wb_wakeup(&ctx, bdi.wb(0));
-                let during = process_one_work(&ctx, bdi.wb(0), WorkStart::Queued);
-                assert_eq!(during, None, "a second run of wb->dwork started while the first was executing");
-            })
-        };
-        Loom::join(second_worker);
-        process_one_work_done(&worker, bdi.wb(0));
-        assert_eq!(
-            process_one_work(&worker, bdi.wb(0), WorkStart::Queued),
-            Some(true),
-            "the run queued during the first did not start after it ended"
-        );
-        process_one_work_done(&worker, bdi.wb(0));
+        let second = after_a_run_with("second_worker", |ctx, bdi| {
+            wb_wakeup(ctx, bdi.wb(0));
+            let during = process_one_work(ctx, bdi.wb(0), WorkStart::Queued);
+            assert_eq!(during, None, "a second run of wb->dwork started while the first was executing");
+        });
+        assert_eq!(second, Some(true), "the run queued during the first did not start after it ended");
         false
     });
     assert!(explored.executions >= 1, "{explored:?}");
