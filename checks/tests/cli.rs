@@ -373,17 +373,15 @@ fn loom_counterexamples_replay_from_their_handle() {
     let out = wbcheck(&["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", handle]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    let steps = row["counterexample"]["steps"].as_array().unwrap();
+    let steps: Vec<wb_checks::matrix::StepJson> =
+        serde_json::from_value(row["counterexample"]["steps"].clone()).unwrap();
     assert!(text.starts_with("configuration: dontcache-writer"), "{text}");
     let lines: Vec<&str> =
         text.lines().skip_while(|l| !l.starts_with("placement:")).skip(1).take(steps.len()).collect();
-    for (line, s) in lines.iter().zip(steps) {
-        let want = format!(
-            "{}  {}: {}",
-            s["thread"].as_str().unwrap(),
-            s["function"].as_str().unwrap(),
-            s["detail"].as_str().unwrap()
-        );
+    assert_eq!(lines.len(), steps.len(), "{text}");
+    for (line, s) in lines.iter().zip(&steps) {
+        // The replay prints each step's stale-read marks after its detail, as the JSON has them.
+        let want = format!("{}  {}: {}", s.thread, s.function, s.marked_detail());
         let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words(line).ends_with(&words(&want)), "{line:?} vs {want:?}");
     }
