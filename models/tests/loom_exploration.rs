@@ -12,8 +12,8 @@
 //!
 //! Every interleaving lets `v == 1` (main's load after the store). `control_*`: with the spawned
 //! thread only storing, loom finds it. `canary_*`: with the load first, loom 0.7.3 runs one
-//! execution and never sees it. When the canary fails, loom has changed: re-run the loom audit
-//! (README "Blind spots") and replace the canary with a control.
+//! execution and never sees it. When the canary fails, loom has changed: audit the loom-only
+//! passes (README "Blind spots") and replace the canary with a control.
 
 mod control_support;
 
@@ -53,7 +53,7 @@ fn canary_loom_0_7_3_misses_a_load_after_a_store_the_writer_loaded_first() {
     assert_eq!(
         (executions, saw_store),
         (1, 0),
-        "loom's exploration changed: it now reaches main's load after the store. Re-run the loom \
-         audit (README \"Blind spots\") and turn this canary into a control"
+        "loom's exploration changed: it now reaches main's load after the store. Audit the \
+         loom-only passes (README \"Blind spots\") and turn this canary into a control"
     );
 }
