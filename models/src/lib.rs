@@ -42,6 +42,7 @@ macro_rules! spelled_by_name {
 }
 
 pub mod bdev_slots;
+pub mod c11;
 pub mod bounds;
 pub mod catalogue;
 pub mod dontcache_accounting;

@@ -1,0 +1,6 @@
+//! Checkers for the checker: a small language of C11 programs ([`program`]), run under the
+//! checkers wbcheck depends on and compared with enumerators written independently of them.
+
+pub mod program;
+
+pub use program::{Mo, Op, Outcome, Program};
