@@ -73,9 +73,10 @@ impl Program {
 pub fn loom_programs() -> Vec<Program> {
     use Call::*;
     vec![
-        // Two trackers of new devices into an empty table: both may choose slot 0.
+        // Two trackers of new devices into an empty table, at different times: both may choose
+        // slot 0, and a slot that mixes their stores is a record neither wrote.
         Program {
-            threads: vec![("tracker0", vec![Track { dev: 1, now: 5 }]), ("tracker1", vec![Track { dev: 2, now: 5 }])],
+            threads: vec![("tracker0", vec![Track { dev: 1, now: 5 }]), ("tracker1", vec![Track { dev: 2, now: 6 }])],
             prefill: vec![],
         },
         // A tracker replacing the oldest slot while a flusher queues that slot's flush.

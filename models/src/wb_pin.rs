@@ -181,6 +181,15 @@ impl Model for PinModel {
         violations
     }
 
+    /// Bound 2 (quick), 3 (scope), 4 (deep): see the header's bounds for the cost.
+    fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
+        Some(match tier {
+            Tier::Quick => 2,
+            Tier::Scope => 3,
+            Tier::Deep => 4,
+        })
+    }
+
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
         let mut p: Vec<CpuPlan> = (0..self.config.writers).map(|_| CpuPlan::Fixed(0)).collect();
         p.extend([CpuPlan::Fixed(1), CpuPlan::Fixed(1)]);

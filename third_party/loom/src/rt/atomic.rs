@@ -1,67 +1,50 @@
-//! An atomic cell
+//! An atomic cell.
 //!
-//! See the CDSChecker paper for detailed explanation.
+//! # The memory model
 //!
-//! # Modification order implications (figure 7)
+//! Each cell keeps its last `MAX_ATOMIC_HISTORY` stores in *modification order* (`mo`), a
+//! total order fixed when each store runs: a store takes a place in it that the exploration
+//! chooses (a branch point, like a load's choice of store), so two stores concurrent with each
+//! other are explored in both orders. An RMW takes the place right after the store it reads,
+//! and no later store may come between the two (RMW atomicity). A thread may read, or place a
+//! store after, only what is not older than everything it has *observed*: the stores that
+//! happen before it and the stores read by events that happen before it (coherence:
+//! write-write, write-read, read-write, read-read). Executions are those of RC11 (Lahav et al.,
+//! PLDI 2017) without load buffering (a load reads a store that ran before it), with SeqCst
+//! accesses treated as AcqRel ones and SeqCst fences as RC11 states them (see `psc.rs`).
 //!
-//! - Read-Read Coherence:
+//! Upstream loom 0.7.3 kept a partial order per store, joined lazily as loads observed stores.
+//! A store could then be placed between an RMW and the store the RMW read (tokio-rs/loom#254,
+//! #389, #282): `x.store(2)` concurrent with `r = x.swap(1)` could end with `r == 0` and
+//! `x == 1`, which no C11 execution allows.
 //!
-//!   On `load`, all stores are iterated, finding stores that were read by
-//!   actions in the current thread's causality. These loads happen-before the
-//!   current load. The `modification_order` of these happen-before loads are
-//!   joined into the current load's `modification_order`.
+//! # Synchronization
 //!
-//! - Write-Read Coherence:
+//! A store's `sync` clock is what an acquire reading it (or reading an RMW chain after it)
+//! synchronizes with: the storing thread's causality if the store releases, its last release
+//! fence's if one came before the store, and those of the same thread's earlier writes to the
+//! cell (a release sequence includes the writer's later writes to the location, as RC11 and
+//! herd7's rc11.cat state it). An acquire fence synchronizes with the stores its thread read
+//! before it (`Thread::read_releases`), not with every store some earlier thread read.
 //!
-//!   On `load`, all stores are iterated, finding stores that happens-before the
-//!   current thread's causality. The `modification_order` of these stores are
-//!   joined into the current load's `modification_order`.
+//! # DPOR
 //!
-//! - Read-Write Coherence:
-//!
-//!   On `store`, find all existing stores that were read in the current
-//!   thread's causality. Join these stores' `modification_order` into the new
-//!   store's modification order.
-//!
-//! - Write-Write Coherence:
-//!
-//!   The `modification_order` is initialized to the thread's causality. Any
-//!   store that happened in the thread causality will be earlier in the
-//!   modification order.
-//!
-//! - Seq-cst/MO Consistency:
-//!
-//! - Seq-cst Write-Read Coherence:
-//!
-//! - RMW/MO Consistency: Subsumed by Write-Write Coherence?
-//!
-//! - RMW Atomicity:
-//!
-//!
-//! # Fence modification order implications (figure 9)
-//!
-//! - SC Fences Restrict RF:
-//! - SC Fences Restrict RF (Collapsed Store):
-//! - SC Fences Restrict RF (Collapsed Load):
-//! - SC Fences Impose MO:
-//! - SC Fences Impose MO (Collapsed 1st Store):
-//! - SC Fences Impose MO (Collapsed 2st Store):
-//!
-//!
-//! # Fence Synchronization implications (figure 10)
-//!
-//! - Fence Synchronization
-//! - Fence Synchronization (Collapsed Store)
-//! - Fence Synchronization (Collapsed Load)
+//! A load depends on the stores and RMWs of the cell, a store on its loads and RMWs, an RMW on
+//! everything; two loads, or two stores (their order in `mo` is a branch of its own), are
+//! independent. The cell keeps each thread's last reading and last writing access, so every
+//! pair of dependent accesses that happens-before does not order is found (upstream kept one
+//! last access, so a thread's own load hid another thread's load from its store:
+//! tokio-rs/loom#166, #392).
 
 use crate::rt::execution::Execution;
 use crate::rt::location::{self, Location, LocationSet};
 use crate::rt::object;
+use crate::rt::psc::{FenceSet, Psc};
 use crate::rt::{
-    self, thread, Access, Numeric, Synchronize, VersionVec, MAX_ATOMIC_HISTORY, MAX_THREADS,
+    self, thread, Access, Numeric, Synchronize, VersionVec, MAX_ATOMIC_HISTORY, MAX_CHOICES,
+    MAX_THREADS,
 };
 
-use std::cmp;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
@@ -110,19 +93,22 @@ pub(super) struct State {
     /// access to the cell.
     is_mutating: bool,
 
-    /// Last time the atomic was accessed. This tracks the dependent access for
-    /// the DPOR algorithm.
-    last_access: Option<Access>,
+    /// DPOR: each thread's last access that reads the cell (a load or an RMW).
+    last_read: [Option<Access>; MAX_THREADS],
+    last_write: [Option<Access>; MAX_THREADS],
 
-    /// Last time the atomic was accessed for a store or rmw operation.
-    last_non_load_access: Option<Access>,
-
-    /// Currently tracked stored values. This is the `MAX_ATOMIC_HISTORY` most
-    /// recent stores to the atomic cell in loom execution order.
+    /// The stores kept, in modification order, oldest first: `stores[..len]`.
     stores: [Store; MAX_ATOMIC_HISTORY],
+    len: usize,
 
-    /// The total number of stores to the cell.
-    cnt: u16,
+    /// Per thread: the release clocks of its own writes to the cell so far, which its later
+    /// writes to the cell carry (the `(sb & loc)?` of RC11's release sequence).
+    own_release: [VersionVec; MAX_THREADS],
+
+    /// What the stores dropped from the history leave for `psc`: who saw them, and their
+    /// `eco_in` and `readers_in`.
+    dropped_seen: FirstSeen,
+    dropped_eco_in: FenceSet,
 }
 
 #[derive(Debug, Copy, Clone, PartialEq)]
@@ -137,29 +123,35 @@ pub(super) enum Action {
     Rmw,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Copy, Clone)]
 struct Store {
     /// The stored value. All atomic types can be converted to `u64`.
     value: u64,
 
-    /// The causality of the thread when it stores the value.
-    happens_before: VersionVec,
-
-    /// Tracks the modification order. Order is tracked as a partially-ordered
-    /// set.
-    modification_order: VersionVec,
-
-    /// Manages causality transfers between threads
+    /// What an acquire that reads this store synchronizes with.
     sync: Synchronize,
 
-    /// Tracks when each thread first saw value
+    /// DPOR: the writing thread's `dpor_vv` when it stored (a read of the store comes after it).
+    dpor: VersionVec,
+
+    /// Sleep sets: the store's number in the execution (`Execution::stores_made`).
+    seq: u32,
+
+    /// Tracks when each thread first saw (stored or read) the value.
     first_seen: FirstSeen,
 
-    /// True when the store was done with `SeqCst` ordering
-    seq_cst: bool,
+    /// An RMW read this store: the RMW's store is the next one in modification order, and no
+    /// other store may come between them.
+    rmw_next: bool,
+
+    /// `psc`: the SC fences that happen before this store, or before an event `eco`-before it.
+    eco_in: FenceSet,
+
+    /// `psc`: the SC fences that happen before a reader of this store.
+    readers_in: FenceSet,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Copy, Clone)]
 struct FirstSeen([u16; MAX_THREADS]);
 
 /// Implements atomic fence behavior
@@ -174,21 +166,11 @@ pub(crate) fn fence(ordering: Ordering) {
     });
 }
 
+/// An acquire fence synchronizes with the release of every store its thread read before it.
 fn fence_acq(execution: &mut Execution) {
-    // Find all stores for all atomic objects and, if they have been read by
-    // the current thread, establish an acquire synchronization.
-    for state in execution.objects.iter_mut::<State>() {
-        // Iterate all the stores
-        for store in state.stores_mut() {
-            if !store.first_seen.is_seen_by_current(&execution.threads) {
-                continue;
-            }
-
-            store
-                .sync
-                .sync_load(&mut execution.threads, Ordering::Acquire);
-        }
-    }
+    let active = execution.threads.active_mut();
+    let read = active.read_releases;
+    active.causality.join(&read);
 }
 
 fn fence_rel(execution: &mut Execution) {
@@ -202,16 +184,28 @@ fn fence_acqrel(execution: &mut Execution) {
     fence_rel(execution);
 }
 
+/// An AcqRel fence that is also a node of `psc`, with an edge from every SC fence that happens
+/// before it, directly or through `eco` (`psc.rs`).
 fn fence_seqcst(execution: &mut Execution) {
     fence_acqrel(execution);
-    execution.threads.seq_cst_fence();
+    let causality = execution.threads.active().causality;
+    let mut incoming = execution.psc.before(&causality);
+    for state in execution.objects.iter_mut::<State>() {
+        state.eco_in_seen_by(&causality, &mut incoming);
+    }
+    execution.psc.push(&execution.threads, &incoming);
 }
 
 impl<T: Numeric> Atomic<T> {
     /// Create a new, atomic cell initialized with the provided value
     pub(crate) fn new(value: T, location: Location) -> Atomic<T> {
         rt::execution(|execution| {
-            let state = State::new(&mut execution.threads, value.into_u64(), location);
+            let state = State::new(
+                &mut execution.threads,
+                &mut execution.psc,
+                value.into_u64(),
+                location,
+            );
             let state = execution.objects.insert(state);
 
             trace!(?state, "Atomic::new");
@@ -232,10 +226,21 @@ impl<T: Numeric> Atomic<T> {
 
             // If necessary, generate the list of stores to permute through
             if execution.path.is_traversed() {
-                let mut seed = [0; MAX_ATOMIC_HISTORY];
-
-                let n = state.match_load_to_stores(&execution.threads, &mut seed[..], ordering);
-
+                let mut seed = [0; MAX_CHOICES];
+                let read = |_: &Store| Some(ordering);
+                let mut n = state.match_load_to_stores(
+                    &execution.threads,
+                    &execution.psc,
+                    execution.read_newer_than,
+                    &mut seed,
+                    read,
+                );
+                if n == 0 {
+                    // No newer store to read: the branch where the read ran first covers
+                    // every execution from here.
+                    execution.path.skip_branch();
+                    n = state.match_load_to_stores(&execution.threads, &execution.psc, None, &mut seed, read);
+                }
                 execution.path.push_load(&seed[..n]);
             }
 
@@ -244,7 +249,13 @@ impl<T: Numeric> Atomic<T> {
 
             trace!(state = ?self.state, ?ordering, "Atomic::load");
 
-            T::from_u64(state.load(&mut execution.threads, index, location, ordering))
+            T::from_u64(state.load(
+                &mut execution.threads,
+                &mut execution.psc,
+                index,
+                location,
+                ordering,
+            ))
         })
     }
 
@@ -263,7 +274,7 @@ impl<T: Numeric> Atomic<T> {
             trace!(state = ?self.state, "Atomic::unsync_load");
 
             // Return the value
-            let index = index(state.cnt - 1);
+            let index = state.len - 1;
             T::from_u64(state.stores[index].value)
         })
     }
@@ -273,7 +284,16 @@ impl<T: Numeric> Atomic<T> {
         self.branch(Action::Store, location);
 
         super::synchronize(|execution| {
+            let seq = execution.next_store();
             let state = self.state.get_mut(&mut execution.objects);
+
+            // The place in modification order: a branch of its own.
+            if execution.path.is_traversed() {
+                let mut seed = [0; MAX_CHOICES];
+                let n = state.match_store_to_places(&execution.threads, &execution.psc, &mut seed);
+                execution.path.push_load(&seed[..n]);
+            }
+            let place = execution.path.branch_load();
 
             state.stored_locations.track(location, &execution.threads);
 
@@ -283,12 +303,15 @@ impl<T: Numeric> Atomic<T> {
 
             trace!(state = ?self.state, ?ordering, "Atomic::store");
 
-            // Do the store
-            state.store(
-                &mut execution.threads,
-                Synchronize::new(),
+            let mut sync = Synchronize::new();
+            state.release(&mut execution.threads, &mut sync, ordering);
+            state.insert(
+                &execution.threads,
+                &mut execution.psc,
+                seq,
+                place,
                 val.into_u64(),
-                ordering,
+                sync,
             );
         })
     }
@@ -301,18 +324,34 @@ impl<T: Numeric> Atomic<T> {
         f: F,
     ) -> Result<T, E>
     where
-        F: FnOnce(T) -> Result<T, E>,
+        F: Fn(T) -> Result<T, E>,
     {
         self.branch(Action::Rmw, location);
 
         super::synchronize(|execution| {
+            let seq = execution.next_store();
             let state = self.state.get_mut(&mut execution.objects);
 
-            // If necessary, generate the list of stores to permute through
+            // If necessary, generate the list of stores to permute through: a store the RMW
+            // would write after must not already be followed by another RMW.
             if execution.path.is_traversed() {
-                let mut seed = [0; MAX_ATOMIC_HISTORY];
-
-                let n = state.match_rmw_to_stores(&mut seed[..]);
+                let mut seed = [0; MAX_CHOICES];
+                let read = |store: &Store| match f(T::from_u64(store.value)) {
+                    Ok(_) if store.rmw_next => None,
+                    Ok(_) => Some(success),
+                    Err(_) => Some(failure),
+                };
+                let mut n = state.match_load_to_stores(
+                    &execution.threads,
+                    &execution.psc,
+                    execution.read_newer_than,
+                    &mut seed,
+                    read,
+                );
+                if n == 0 {
+                    execution.path.skip_branch();
+                    n = state.match_load_to_stores(&execution.threads, &execution.psc, None, &mut seed, read);
+                }
                 execution.path.push_load(&seed[..n]);
             }
 
@@ -324,6 +363,8 @@ impl<T: Numeric> Atomic<T> {
             state
                 .rmw(
                     &mut execution.threads,
+                    &mut execution.psc,
+                    seq,
                     index,
                     location,
                     success,
@@ -351,7 +392,7 @@ impl<T: Numeric> Atomic<T> {
             trace!(state = ?self.state, "Atomic::with_mut");
 
             // Return the value of the most recent store
-            let index = index(state.cnt - 1);
+            let index = state.len - 1;
             T::from_u64(state.stores[index].value)
         });
 
@@ -368,7 +409,7 @@ impl<T: Numeric> Atomic<T> {
 
                     // The value may have been mutated, so it must be placed
                     // back.
-                    let index = index(state.cnt - 1);
+                    let index = state.len - 1;
                     state.stores[index].value = T::into_u64(self.0);
 
                     if !std::thread::panicking() {
@@ -398,7 +439,7 @@ impl<T: Numeric> Atomic<T> {
 // ===== impl State =====
 
 impl State {
-    fn new(threads: &mut thread::Set, value: u64, location: Location) -> State {
+    fn new(threads: &mut thread::Set, psc: &mut Psc, value: u64, location: Location) -> State {
         let mut state = State {
             created_location: location,
             loaded_at: VersionVec::new(),
@@ -410,23 +451,23 @@ impl State {
             unsync_mut_at: VersionVec::new(),
             unsync_mut_locations: LocationSet::new(),
             is_mutating: false,
-            last_access: None,
-            last_non_load_access: None,
-            stores: Default::default(),
-            cnt: 0,
+            last_read: Default::default(),
+            last_write: Default::default(),
+            stores: [Store::default(); MAX_ATOMIC_HISTORY],
+            len: 0,
+            own_release: [VersionVec::new(); MAX_THREADS],
+            dropped_seen: FirstSeen::new(),
+            dropped_eco_in: FenceSet::default(),
         };
 
         // All subsequent accesses must happen-after.
         state.track_unsync_mut(threads);
 
-        // Store the initial thread
-        //
-        // The actual order shouldn't matter as operation on the atomic
-        // **should** already include the thread causality resulting in the
-        // creation of this atomic cell.
-        //
-        // This is verified using `cell`.
-        state.store(threads, Synchronize::new(), value, Ordering::Release);
+        // The initial store, which every access happens after (this is verified using
+        // `track_unsync_mut`), so its place and its release do not matter.
+        let mut sync = Synchronize::new();
+        sync.sync_store(threads, Ordering::Release);
+        state.insert(threads, psc, 0, 0, value, sync);
 
         state
     }
@@ -434,6 +475,7 @@ impl State {
     fn load(
         &mut self,
         threads: &mut thread::Set,
+        psc: &mut Psc,
         index: usize,
         location: Location,
         ordering: Ordering,
@@ -442,64 +484,111 @@ impl State {
         // Validate memory safety
         self.track_load(threads);
 
-        // Apply coherence rules
-        self.apply_load_coherence(threads, index);
-
-        let store = &mut self.stores[index];
-
-        store.first_seen.touch(threads);
-        store.sync.sync_load(threads, ordering);
-        store.value
+        self.read(threads, psc, index, ordering);
+        self.stores[index].value
     }
 
-    fn store(
+    /// The read part of a load or an RMW: synchronize with the store read, remember it for the
+    /// thread's acquire fences, mark it seen, and add the `psc` edges of the read.
+    fn read(&mut self, threads: &mut thread::Set, psc: &mut Psc, index: usize, ordering: Ordering) {
+        let mut sync = self.stores[index].sync;
+        sync.sync_load(threads, ordering);
+        let active = threads.active_mut();
+        active.read_releases.join(self.stores[index].sync.clock());
+        active.dpor_vv.join(&self.stores[index].dpor);
+
+        if !psc.is_empty() {
+            let before = psc.before(&threads.active().causality);
+            let after = self.fences_after(psc, index + 1);
+            psc.add_edges(&before, &after);
+            for store in &mut self.stores[index + 1..self.len] {
+                store.eco_in.union(&before);
+            }
+            self.stores[index].readers_in.union(&before);
+        }
+
+        self.stores[index].first_seen.touch(threads);
+    }
+
+    /// Add the active thread's own release for a write with `ordering` to `sync`, with those of
+    /// its earlier writes to the cell.
+    fn release(&mut self, threads: &mut thread::Set, sync: &mut Synchronize, ordering: Ordering) {
+        let mut own = Synchronize::new();
+        own.sync_store(threads, ordering);
+        let mine = &mut self.own_release[threads.active_id().as_usize()];
+        mine.join(own.clock());
+        sync.join(mine);
+    }
+
+    /// Insert a store by the active thread at `place` in modification order (before the store
+    /// now at `place`), with its `psc` edges.
+    fn insert(
         &mut self,
-        threads: &mut thread::Set,
-        mut sync: Synchronize,
+        threads: &thread::Set,
+        psc: &mut Psc,
+        seq: u32,
+        mut place: usize,
         value: u64,
-        ordering: Ordering,
+        sync: Synchronize,
     ) {
-        let index = index(self.cnt);
+        let mut first_seen = FirstSeen::new();
+        first_seen.touch(threads);
+        let mut store = Store {
+            value,
+            sync,
+            dpor: threads.active().dpor_vv,
+            seq,
+            first_seen,
+            rmw_next: false,
+            eco_in: FenceSet::default(),
+            readers_in: FenceSet::default(),
+        };
 
-        // Increment the count
-        self.cnt += 1;
-
-        // The modification order is initialized to the thread's current
-        // causality. All reads / writes that happen before this store are
-        // ordered before the store.
-        let happens_before = threads.active().causality;
-
-        // Starting with the thread's causality covers WRITE-WRITE coherence
-        let mut modification_order = happens_before;
-
-        // Apply coherence rules
-        for i in 0..self.stores.len() {
-            // READ-WRITE coherence
-            if self.stores[i].first_seen.is_seen_by_current(threads) {
-                let mo = self.stores[i].modification_order;
-                modification_order.join(&mo);
+        if !psc.is_empty() {
+            let before = psc.before(&threads.active().causality);
+            let after = self.fences_after(psc, place);
+            psc.add_edges(&before, &after);
+            for later in &mut self.stores[place..self.len] {
+                later.eco_in.union(&before);
+            }
+            store.eco_in = before;
+            if place > 0 {
+                store.eco_in.union(&self.stores[place - 1].eco_in);
+                store.eco_in.union(&self.stores[place - 1].readers_in);
+            } else {
+                store.eco_in.union(&self.dropped_eco_in);
             }
         }
 
-        sync.sync_store(threads, ordering);
-
-        let mut first_seen = FirstSeen::new();
-        first_seen.touch(threads);
-
-        // Track the store
-        self.stores[index] = Store {
-            value,
-            happens_before,
-            modification_order,
-            sync,
-            first_seen,
-            seq_cst: is_seq_cst(ordering),
-        };
+        if self.len == MAX_ATOMIC_HISTORY {
+            // Drop the oldest store in modification order.
+            if place == 0 {
+                self.drop_store(store);
+                return;
+            }
+            let oldest = self.stores[0];
+            self.drop_store(oldest);
+            self.stores.copy_within(1..self.len, 0);
+            self.len -= 1;
+            place -= 1;
+        }
+        self.stores.copy_within(place..self.len, place + 1);
+        self.stores[place] = store;
+        self.len += 1;
     }
 
+    fn drop_store(&mut self, store: Store) {
+        self.dropped_seen.join(&store.first_seen);
+        self.dropped_eco_in.union(&store.eco_in);
+        self.dropped_eco_in.union(&store.readers_in);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn rmw<E>(
         &mut self,
         threads: &mut thread::Set,
+        psc: &mut Psc,
+        seq: u32,
         index: usize,
         location: Location,
         success: Ordering,
@@ -512,11 +601,6 @@ impl State {
         // synchronization to the underlying cell.
         self.track_load(threads);
 
-        // Apply coherence rules.
-        self.apply_load_coherence(threads, index);
-
-        self.stores[index].first_seen.touch(threads);
-
         let prev = self.stores[index].value;
 
         match f(prev) {
@@ -525,41 +609,19 @@ impl State {
                 // Track a store operation happened
                 self.track_store(threads);
 
-                // Perform load synchronization using the `success` ordering.
-                self.stores[index].sync.sync_load(threads, success);
+                self.read(threads, psc, index, success);
 
-                // Store the new value, initializing with the `sync` value from
-                // the load. This is our (hacky) way to establish a release
-                // sequence.
-                let sync = self.stores[index].sync;
-                self.store(threads, sync, next, success);
+                // The RMW continues the release sequence of the store it reads.
+                let mut sync = self.stores[index].sync;
+                self.release(threads, &mut sync, success);
+                self.stores[index].rmw_next = true;
+                self.insert(threads, psc, seq, index + 1, next, sync);
 
                 Ok(prev)
             }
             Err(e) => {
-                self.stores[index].sync.sync_load(threads, failure);
+                self.read(threads, psc, index, failure);
                 Err(e)
-            }
-        }
-    }
-
-    fn apply_load_coherence(&mut self, threads: &mut thread::Set, index: usize) {
-        for i in 0..self.stores.len() {
-            // Skip if the is current.
-            if index == i {
-                continue;
-            }
-
-            // READ-READ coherence
-            if self.stores[i].first_seen.is_seen_by_current(threads) {
-                let mo = self.stores[i].modification_order;
-                self.stores[index].modification_order.join(&mo);
-            }
-
-            // WRITE-READ coherence
-            if self.stores[i].happens_before < threads.active().causality {
-                let mo = self.stores[i].modification_order;
-                self.stores[index].modification_order.join(&mo);
             }
         }
     }
@@ -710,66 +772,62 @@ impl State {
         self.unsync_mut_at.join(current);
     }
 
-    /// Find all stores that could be returned by an atomic load.
+    /// The index of the oldest store the active thread may read: the newest one it has
+    /// observed (coherence), or the oldest kept if it observed none of those kept.
+    fn oldest_readable(&self, threads: &thread::Set) -> usize {
+        (0..self.len)
+            .rev()
+            .find(|&i| self.stores[i].first_seen.is_seen_by_current(threads))
+            .unwrap_or(0)
+    }
+
+    /// `after[i]`: the SC fences that happen after a store at index `i` or later, or after one
+    /// of its readers.
+    fn fences_after(&self, psc: &Psc, from: usize) -> FenceSet {
+        let mut after = FenceSet::default();
+        for store in &self.stores[from..self.len] {
+            after.union(&psc.after(|causality| store.first_seen.is_seen_by(causality)));
+        }
+        after
+    }
+
+    /// Find all stores that a read by the active thread may read, into `dst`. `read` says, for a
+    /// store, with which ordering the access would read it, or that it may not.
     fn match_load_to_stores(
         &self,
         threads: &thread::Set,
+        psc: &Psc,
+        newer_than: Option<u32>,
         dst: &mut [u8],
-        ordering: Ordering,
+        read: impl Fn(&Store) -> Option<Ordering>,
     ) -> usize {
         let mut n = 0;
-        let cnt = self.cnt as usize;
+        for i in self.oldest_readable(threads)..self.len {
+            let store = &self.stores[i];
+            if newer_than.is_some_and(|seq| store.seq < seq) {
+                continue;
+            }
+            let ordering = match read(store) {
+                Some(ordering) => ordering,
+                None => continue,
+            };
 
-        // We only need to consider loads as old as the **most** recent load
-        // seen by each thread in the current causality.
-        //
-        // This probably isn't the smartest way to implement this, but someone
-        // else can figure out how to improve on it if it turns out to be a
-        // bottleneck.
-        //
-        // Add all stores **unless** a newer store has already been seen by the
-        // current thread's causality.
-        'outer: for i in 0..self.stores.len() {
-            let store_i = &self.stores[i];
-
-            if i >= cnt {
-                // Not a real store
+            if i + 1 < self.len && store.first_seen.is_seen_before_yield(threads) {
+                // Saw this store before the previous yield and a newer one exists. In order
+                // to advance the model, don't return it again.
                 continue;
             }
 
-            for j in 0..self.stores.len() {
-                let store_j = &self.stores[j];
-
-                if i == j || j >= cnt {
-                    continue;
+            if !psc.is_empty() {
+                let mut causality = threads.active().causality;
+                if is_acquire(ordering) {
+                    causality.join(store.sync.clock());
                 }
-
-                let mo_i = store_i.modification_order;
-                let mo_j = store_j.modification_order;
-
-                // TODO: this sometimes fails
-                assert_ne!(mo_i, mo_j);
-
-                if mo_i < mo_j {
-                    if store_j.first_seen.is_seen_by_current(threads) {
-                        // Store `j` is newer, so don't store the current one.
-                        continue 'outer;
-                    }
-
-                    if store_i.first_seen.is_seen_before_yield(threads) {
-                        // Saw this load before the previous yield. In order to
-                        // advance the model, don't return it again.
-                        continue 'outer;
-                    }
-
-                    if is_seq_cst(ordering) && store_i.seq_cst && store_j.seq_cst {
-                        // There is a newer SeqCst store
-                        continue 'outer;
-                    }
+                if psc.would_cycle(&psc.before(&causality), &self.fences_after(psc, i + 1)) {
+                    continue;
                 }
             }
 
-            // The load may return this store
             dst[n] = i as u8;
             n += 1;
         }
@@ -777,72 +835,69 @@ impl State {
         n
     }
 
-    fn match_rmw_to_stores(&self, dst: &mut [u8]) -> usize {
+    /// Find every place in modification order a store by the active thread may take, into
+    /// `dst`: after every store it has observed, not between an RMW and the store it read.
+    fn match_store_to_places(&self, threads: &thread::Set, psc: &Psc, dst: &mut [u8]) -> usize {
+        let first = (0..self.len)
+            .rev()
+            .find(|&i| self.stores[i].first_seen.is_seen_by_current(threads))
+            .map_or(0, |i| i + 1);
+        let before = psc.before(&threads.active().causality);
         let mut n = 0;
-        let cnt = self.cnt as usize;
-
-        // Unlike `match_load_to_stores`, rmw operations only load "newest"
-        // stores, in terms of modification order.
-        'outer: for i in 0..self.stores.len() {
-            let store_i = &self.stores[i];
-
-            if i >= cnt {
-                // Not a real store
+        for place in first..=self.len {
+            if place > 0 && self.stores[place - 1].rmw_next {
                 continue;
             }
-
-            for j in 0..self.stores.len() {
-                let store_j = &self.stores[j];
-
-                if i == j || j >= cnt {
-                    continue;
-                }
-
-                let mo_i = store_i.modification_order;
-                let mo_j = store_j.modification_order;
-
-                assert_ne!(mo_i, mo_j);
-
-                if mo_i < mo_j {
-                    // There is a newer store.
-                    continue 'outer;
-                }
+            if !psc.is_empty() && psc.would_cycle(&before, &self.fences_after(psc, place)) {
+                continue;
             }
-
-            // The load may return this store
-            dst[n] = i as u8;
+            dst[n] = place as u8;
             n += 1;
         }
-
         n
     }
 
-    fn stores_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Store> {
-        let (start, end) = range(self.cnt);
-        let (two, one) = self.stores[..end].split_at_mut(start);
-
-        one.iter_mut().chain(two.iter_mut())
-    }
-
-    /// Returns the last dependent access
-    pub(super) fn last_dependent_access(&self, action: Action) -> Option<&Access> {
-        match action {
-            Action::Load => self.last_non_load_access.as_ref(),
-            _ => self.last_access.as_ref(),
+    /// `psc`: add to `incoming` the `eco_in` of every store that an event with `causality`
+    /// has seen (the store, or one of its readers, happened before it).
+    fn eco_in_seen_by(&self, causality: &VersionVec, incoming: &mut FenceSet) {
+        for store in &self.stores[..self.len] {
+            if store.first_seen.is_seen_by(causality) {
+                incoming.union(&store.eco_in);
+            }
+        }
+        if self.dropped_seen.is_seen_by(causality) {
+            incoming.union(&self.dropped_eco_in);
         }
     }
 
-    /// Sets the last dependent access
-    pub(super) fn set_last_access(&mut self, action: Action, path_id: usize, version: &VersionVec) {
-        // Always set `last_access`
-        Access::set_or_create(&mut self.last_access, path_id, version);
+    /// The accesses a new `action` races with if they did not happen before it: each thread's
+    /// last read (load or RMW) for a write (store or RMW), which may then run before the read
+    /// and be read by it. A read needs no race with an earlier store: run after it, the read
+    /// has every choice it would have before it, and that store too; but not after a yield,
+    /// when the read may no longer return a store its thread saw before (`is_seen_before_yield`),
+    /// so a read by a thread that has yielded races with each thread's last write too.
+    pub(super) fn dependent_accesses(&self, action: Action, after_yield: bool, mut f: impl FnMut(&Access)) {
+        if matches!(action, Action::Store | Action::Rmw) {
+            self.last_read.iter().flatten().for_each(&mut f);
+        }
+        if after_yield && matches!(action, Action::Load | Action::Rmw) {
+            self.last_write.iter().flatten().for_each(&mut f);
+        }
+    }
 
-        match action {
-            Action::Load => {}
-            _ => {
-                // Stores / RMWs
-                Access::set_or_create(&mut self.last_non_load_access, path_id, version);
-            }
+    /// Record the active thread's access
+    pub(super) fn set_last_access(
+        &mut self,
+        action: Action,
+        thread: usize,
+        path_id: usize,
+        version: &VersionVec,
+    ) {
+        if matches!(action, Action::Load | Action::Rmw) {
+            Access::set_or_create(&mut self.last_read[thread], path_id, version);
+        }
+        if matches!(action, Action::Store | Action::Rmw) {
+            Access::set_or_create(&mut self.last_write[thread], path_id, version);
         }
     }
 }
@@ -853,11 +908,13 @@ impl Default for Store {
     fn default() -> Store {
         Store {
             value: 0,
-            happens_before: VersionVec::new(),
-            modification_order: VersionVec::new(),
             sync: Synchronize::new(),
+            dpor: VersionVec::new(),
+            seq: 0,
             first_seen: FirstSeen::new(),
-            seq_cst: false,
+            rmw_next: false,
+            eco_in: FenceSet::default(),
+            readers_in: FenceSet::default(),
         }
     }
 }
@@ -875,16 +932,23 @@ impl FirstSeen {
         }
     }
 
-    fn is_seen_by_current(&self, threads: &thread::Set) -> bool {
-        for (thread_id, version) in threads.active().causality.versions(threads.execution_id()) {
-            match self.0[thread_id.as_usize()] {
-                u16::MAX => {}
-                v if v <= version => return true,
-                _ => {}
-            }
+    /// Keep the earlier sighting of each thread.
+    fn join(&mut self, other: &FirstSeen) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a = (*a).min(*b);
         }
+    }
 
-        false
+    /// Whether a thread saw the value before an event with `causality`.
+    fn is_seen_by(&self, causality: &VersionVec) -> bool {
+        self.0
+            .iter()
+            .enumerate()
+            .any(|(thread, &v)| v != u16::MAX && v <= causality.at(thread))
+    }
+
+    fn is_seen_by_current(&self, threads: &thread::Set) -> bool {
+        self.is_seen_by(&threads.active().causality)
     }
 
     fn is_seen_before_yield(&self, threads: &thread::Set) -> bool {
@@ -902,29 +966,6 @@ impl FirstSeen {
     }
 }
 
-fn is_seq_cst(order: Ordering) -> bool {
-    order == Ordering::SeqCst
-}
-
-fn range(cnt: u16) -> (usize, usize) {
-    let start = index(cnt.saturating_sub(MAX_ATOMIC_HISTORY as u16));
-    let mut end = index(cmp::min(cnt, MAX_ATOMIC_HISTORY as u16));
-
-    if end == 0 {
-        end = MAX_ATOMIC_HISTORY;
-    }
-
-    assert!(
-        start <= end,
-        "[loom internal bug] cnt = {}; start = {}; end = {}",
-        cnt,
-        start,
-        end
-    );
-
-    (start, end)
-}
-
-fn index(cnt: u16) -> usize {
-    cnt as usize % MAX_ATOMIC_HISTORY
+fn is_acquire(order: Ordering) -> bool {
+    matches!(order, Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst)
 }

@@ -1,5 +1,6 @@
 use crate::rt::alloc::Allocation;
-use crate::rt::{lazy_static, object, thread, Path};
+use crate::rt::psc::Psc;
+use crate::rt::{lazy_static, object, thread, Path, MAX_THREADS};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -14,6 +15,21 @@ pub(crate) struct Execution {
     pub(crate) path: Path,
 
     pub(crate) threads: thread::Set,
+
+    /// RC11's partial SC order over the SeqCst fences run so far
+    pub(crate) psc: Psc,
+
+    /// The sleep set: threads that need not run next, with the operation each was about to
+    /// run when it fell asleep. A thread wakes when an operation it depends on runs.
+    sleep: [Option<Slept>; MAX_THREADS],
+
+    /// Stores made so far in this execution (each store's sequence number).
+    pub(crate) stores_made: u32,
+
+    /// Set while the active thread runs a read it was about to run when it fell asleep, and
+    /// was woken only by stores to the location since: the read must take one of those
+    /// (a store numbered from this on), any older one it read in the explored branch.
+    pub(crate) read_newer_than: Option<u32>,
 
     pub(crate) lazy_statics: lazy_static::Set,
 
@@ -35,6 +51,18 @@ pub(crate) struct Execution {
 
     /// Log execution output to STDOUT
     pub(crate) log: bool,
+}
+
+/// A thread in the sleep set.
+#[derive(Debug, Clone, Copy)]
+struct Slept {
+    /// The operation it was about to run.
+    operation: object::Operation,
+    /// `stores_made` when it fell asleep.
+    stores_before: u32,
+    /// Woken by stores its operation (a read) may read: it may run again, but its read must
+    /// take one of them.
+    by_stores: bool,
 }
 
 #[derive(Debug, Eq, PartialEq, Hash, Clone, Copy)]
@@ -61,6 +89,10 @@ impl Execution {
             id,
             path: Path::new(max_branches, preemption_bound, exploring),
             threads,
+            psc: Psc::default(),
+            sleep: [None; MAX_THREADS],
+            stores_made: 0,
+            read_newer_than: None,
             lazy_statics: lazy_static::Set::new(),
             objects: object::Store::with_capacity(max_branches),
             raw_allocations: HashMap::new(),
@@ -104,6 +136,7 @@ impl Execution {
         let mut arc_objs = self.arc_objs;
 
         let mut threads = self.threads;
+        let mut psc = self.psc;
 
         if !path.step() {
             return None;
@@ -115,11 +148,16 @@ impl Execution {
         arc_objs.clear();
 
         threads.clear(id);
+        psc.clear();
 
         Some(Execution {
             id,
             path,
             threads,
+            psc,
+            sleep: [None; MAX_THREADS],
+            stores_made: 0,
+            read_newer_than: None,
             objects,
             lazy_statics,
             raw_allocations,
@@ -129,6 +167,12 @@ impl Execution {
             location,
             log,
         })
+    }
+
+    /// The number of the next store.
+    pub(crate) fn next_store(&mut self) -> u32 {
+        self.stores_made += 1;
+        self.stores_made
     }
 
     /// Returns `true` if a switch is required
@@ -145,17 +189,17 @@ impl Execution {
                 None => continue,
             };
 
-            if let Some(access) = self.objects.last_dependent_access(operation) {
-                if access.happens_before(&th.dpor_vv) {
-                    // The previous access happened before this access, thus
-                    // there is no race.
-                    continue;
+            // The last earlier access this one depends on that did not happen before it
+            // races with it: backtrack to run this thread before it. (Earlier races are
+            // found when the execution that reverses this one runs.)
+            let mut last: Option<usize> = None;
+            let yielded = th.last_yield.is_some();
+            self.objects.dependent_accesses(operation, yielded, |access| {
+                if !access.happens_before(&th.dpor_vv) {
+                    last = last.max(Some(access.path_id()));
                 }
-
-                // Get the point to backtrack to
-                let point = access.path_id();
-
-                // Track backtracking point
+            });
+            if let Some(point) = last {
                 self.path.backtrack(point, th_id);
             }
         }
@@ -185,7 +229,24 @@ impl Execution {
 
         let path_id = self.path.pos();
 
-        let next = self.path.branch_thread(self.id, {
+        let sleep_in = self
+            .sleep
+            .iter()
+            .enumerate()
+            .filter(|(_, slept)| slept.is_some_and(|s| !s.by_stores))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        // Every thread that could run is asleep: whatever runs next, the rest of this
+        // execution reorders one already explored. Finish it without exploring its branches.
+        let runnable = self
+            .threads
+            .iter()
+            .filter(|(_, th)| th.is_runnable())
+            .fold(0u8, |bits, (i, _)| bits | 1 << i.as_usize());
+        if runnable != 0 && runnable & !sleep_in == 0 && std::env::var("X_NOSKIP").is_err() {
+            self.path.skip_branch();
+        }
+
+        let (next, visited) = self.path.branch_thread(self.id, sleep_in, {
             self.threads.iter().map(|(i, th)| {
                 if initial.is_none() && th.is_runnable() {
                     initial = Some(i);
@@ -204,6 +265,43 @@ impl Execution {
         });
 
         let switched = Some(self.threads.active_id()) != next;
+
+        // The threads explored at this branch before `next` fall asleep: their subtrees are
+        // explored. Then whoever depends on the operation `next` runs wakes up.
+        // (Sleep sets only in an unbounded search: the execution a sleeping thread's branch
+        // explored in its place may need more preemptions than the bound allows.)
+        let bounded = self.path.is_bounded() || std::env::var("X_NOSLEEP").is_ok();
+        for (id, th) in self.threads.iter() {
+            let slept = &mut self.sleep[id.as_usize()];
+            if !bounded && visited & (1 << id.as_usize()) != 0 && slept.is_none() {
+                *slept = th.operation.map(|operation| Slept {
+                    operation,
+                    stores_before: self.stores_made,
+                    by_stores: false,
+                });
+            }
+        }
+        self.read_newer_than = None;
+        if let Some(next) = next {
+            let op = self.threads[next].operation;
+            if let Some(slept) = self.sleep[next.as_usize()].take() {
+                if slept.by_stores {
+                    self.read_newer_than = Some(slept.stores_before);
+                }
+            }
+            for slept in self.sleep.iter_mut() {
+                let wake = match (slept.as_ref(), op.as_ref()) {
+                    (None, _) => None,
+                    (Some(s), Some(op)) => op.wakes(&s.operation),
+                    (Some(_), None) => Some(false),
+                };
+                match wake {
+                    Some(true) => slept.as_mut().unwrap().by_stores = true,
+                    Some(false) => *slept = None,
+                    None => {}
+                }
+            }
+        }
 
         self.threads.set_active(next);
 
@@ -229,14 +327,16 @@ impl Execution {
             let threads = &mut self.threads;
             let th_id = threads.active_id();
 
-            if let Some(access) = self.objects.last_dependent_access(operation) {
-                threads.active_mut().dpor_vv.join(access.version());
-            }
-
-            threads.active_mut().dpor_vv[th_id] += 1;
+            let mut dpor_vv = threads.active().dpor_vv;
+            self.objects
+                .dependent_accesses(operation, threads.active().last_yield.is_some(), |access| {
+                    dpor_vv.join(access.version())
+                });
+            dpor_vv[th_id] += 1;
+            threads.active_mut().dpor_vv = dpor_vv;
 
             self.objects
-                .set_last_access(operation, path_id, &threads.active().dpor_vv);
+                .set_last_access(operation, th_id.as_usize(), path_id, &dpor_vv);
         }
 
         // Reactivate yielded threads, but only if the current active thread is

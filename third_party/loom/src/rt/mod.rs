@@ -41,6 +41,8 @@ pub(crate) use self::mutex::Mutex;
 mod path;
 pub(crate) use self::path::Path;
 
+mod psc;
+
 mod rwlock;
 pub(crate) use self::rwlock::RwLock;
 
@@ -63,6 +65,10 @@ pub const MAX_THREADS: usize = 5;
 
 /// Maximum number of atomic store history to track per-cell.
 pub(crate) const MAX_ATOMIC_HISTORY: usize = 7;
+
+/// Maximum number of choices at one branch point of a load or a store: a load chooses among
+/// the stores kept, a store among the places between and around them.
+pub(crate) const MAX_CHOICES: usize = MAX_ATOMIC_HISTORY + 1;
 
 pub(crate) fn spawn<F>(stack_size: Option<usize>, f: F) -> crate::rt::thread::Id
 where

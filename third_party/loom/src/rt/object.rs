@@ -208,10 +208,20 @@ impl<T> Store<T> {
 }
 
 impl Store {
-    pub(super) fn last_dependent_access(&self, operation: Operation) -> Option<&Access> {
-        match &self.entries[operation.obj.index] {
+    /// Call `f` with every earlier access that `operation` depends on, by a thread that has
+    /// yielded (`after_yield`) or not.
+    pub(super) fn dependent_accesses(
+        &self,
+        operation: Operation,
+        after_yield: bool,
+        mut f: impl FnMut(&Access),
+    ) {
+        let last = match &self.entries[operation.obj.index] {
             Entry::Arc(entry) => entry.last_dependent_access(operation.action.into()),
-            Entry::Atomic(entry) => entry.last_dependent_access(operation.action.into()),
+            Entry::Atomic(entry) => {
+                entry.dependent_accesses(operation.action.into(), after_yield, f);
+                return;
+            }
             Entry::Mutex(entry) => entry.last_dependent_access(),
             Entry::Condvar(entry) => entry.last_dependent_access(),
             Entry::Notify(entry) => entry.last_dependent_access(),
@@ -221,19 +231,23 @@ impl Store {
                 "object is not branchable {:?}; ref = {:?}",
                 obj, operation.obj
             ),
+        };
+        if let Some(access) = last {
+            f(access);
         }
     }
 
     pub(super) fn set_last_access(
         &mut self,
         operation: Operation,
+        thread: usize,
         path_id: usize,
         dpor_vv: &VersionVec,
     ) {
         match &mut self.entries[operation.obj.index] {
             Entry::Arc(entry) => entry.set_last_access(operation.action.into(), path_id, dpor_vv),
             Entry::Atomic(entry) => {
-                entry.set_last_access(operation.action.into(), path_id, dpor_vv)
+                entry.set_last_access(operation.action.into(), thread, path_id, dpor_vv)
             }
             Entry::Mutex(entry) => entry.set_last_access(path_id, dpor_vv),
             Entry::Condvar(entry) => entry.set_last_access(path_id, dpor_vv),
@@ -393,6 +407,27 @@ impl<T: Object<Entry = Entry>> Ref<T> {
 }
 
 impl Operation {
+    /// What running `self` does to a thread asleep before `slept`: nothing (`None`), wake it
+    /// with its next read restricted to the stores made since it fell asleep (`Some(true)`:
+    /// `self` writes an atomic `slept` reads; any older store was a choice of the read in the
+    /// branch where it ran first), or wake it (`Some(false)`: `self` acts on the same object of
+    /// another kind). A load run before a store has no choice it would not have after it, and
+    /// two stores take their places in modification order in either order (each a branch of
+    /// its own), so neither wakes.
+    pub(super) fn wakes(&self, slept: &Operation) -> Option<bool> {
+        use rt::atomic::Action as A;
+        if self.obj != slept.obj {
+            return None;
+        }
+        match (self.action, slept.action) {
+            (Action::Atomic(mine), Action::Atomic(theirs)) => {
+                let wakes = matches!(mine, A::Store | A::Rmw) && matches!(theirs, A::Load | A::Rmw);
+                wakes.then_some(true)
+            }
+            _ => Some(false),
+        }
+    }
+
     pub(super) fn object(&self) -> Ref {
         self.obj
     }

@@ -1,4 +1,4 @@
-use crate::rt::{execution, object, thread, MAX_ATOMIC_HISTORY, MAX_THREADS};
+use crate::rt::{execution, object, thread, MAX_CHOICES, MAX_THREADS};
 
 #[cfg(feature = "checkpoint")]
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,10 @@ pub(crate) struct Schedule {
     /// The previous schedule branch
     prev: Option<object::Ref<Schedule>>,
 
+    /// The threads asleep on arrival at this branch (a bit per thread): running one of them
+    /// here would only reorder independent operations of an execution already explored.
+    sleep: u8,
+
     exploring: bool,
 }
 
@@ -57,7 +61,7 @@ pub(crate) struct Schedule {
 #[cfg_attr(feature = "checkpoint", derive(Serialize, Deserialize))]
 pub(crate) struct Load {
     /// All possible values
-    values: [u8; MAX_ATOMIC_HISTORY],
+    values: [u8; MAX_CHOICES],
 
     /// Current value
     pos: u8,
@@ -151,6 +155,7 @@ impl Path {
     }
 
     pub(crate) fn skip_branch(&mut self) {
+
         self.exploring = false;
         self.skipping = true;
     }
@@ -166,16 +171,21 @@ impl Path {
         self.pos == self.branches.len()
     }
 
+    /// Whether the search is preemption-bounded.
+    pub(super) fn is_bounded(&self) -> bool {
+        self.preemption_bound.is_some()
+    }
+
     pub(super) fn pos(&self) -> usize {
         self.pos
     }
 
-    /// Push a new atomic-load branch
+    /// Push a new atomic-load branch (also a store's choice of place in modification order)
     pub(super) fn push_load(&mut self, seed: &[u8]) {
         assert_path_len!(self.branches);
 
         let load_ref = self.branches.insert(Load {
-            values: [0; MAX_ATOMIC_HISTORY],
+            values: [0; MAX_CHOICES],
             pos: 0,
             len: 0,
             exploring: self.exploring,
@@ -185,16 +195,16 @@ impl Path {
 
         for (i, &store) in seed.iter().enumerate() {
             assert!(
-                store < MAX_ATOMIC_HISTORY as u8,
+                store < MAX_CHOICES as u8,
                 "[loom internal bug] store = {}; max = {}",
                 store,
-                MAX_ATOMIC_HISTORY
+                MAX_CHOICES
             );
             assert!(
-                i < MAX_ATOMIC_HISTORY,
+                i < MAX_CHOICES,
                 "[loom internal bug] i = {}; max = {}",
                 i,
-                MAX_ATOMIC_HISTORY
+                MAX_CHOICES
             );
 
             load.values[i] = store;
@@ -238,11 +248,14 @@ impl Path {
     }
 
     /// Returns the thread identifier to schedule
+    /// Returns the thread identifier to schedule, and the threads already explored at this
+    /// branch (a bit per thread). `sleep` is recorded on a new branch.
     pub(super) fn branch_thread(
         &mut self,
         execution_id: execution::Id,
+        sleep: u8,
         seed: impl ExactSizeIterator<Item = Thread>,
-    ) -> Option<thread::Id> {
+    ) -> (Option<thread::Id>, u8) {
         if self.is_traversed() {
             assert_path_len!(self.branches);
 
@@ -258,6 +271,7 @@ impl Path {
                 initial_active: None,
                 threads: [Thread::Disabled; MAX_THREADS],
                 prev,
+                sleep,
                 exploring: self.exploring,
             });
 
@@ -325,12 +339,19 @@ impl Path {
 
         self.pos += 1;
 
-        schedule
+        let visited = schedule
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, th)| **th == Thread::Visited)
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        let active = schedule
             .threads
             .iter()
             .enumerate()
             .find(|&(_, th)| th.is_active())
-            .map(|(i, _)| thread::Id::new(execution_id, i))
+            .map(|(i, _)| thread::Id::new(execution_id, i));
+        (active, visited)
     }
 
     pub(super) fn backtrack(&mut self, mut point: usize, thread_id: thread::Id) {
@@ -512,11 +533,16 @@ impl Schedule {
             return;
         }
 
+        let asleep = |i: usize| self.sleep & (1 << i) != 0;
         if self.threads[thread_id].is_enabled() {
-            self.threads[thread_id].explore();
+            if !asleep(thread_id) {
+                self.threads[thread_id].explore();
+            }
         } else {
-            for th in &mut self.threads {
-                th.explore();
+            for (i, th) in self.threads.iter_mut().enumerate() {
+                if !asleep(i) {
+                    th.explore();
+                }
             }
         }
     }

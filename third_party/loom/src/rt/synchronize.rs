@@ -53,6 +53,15 @@ impl Synchronize {
         }
     }
 
+    /// The clock an acquire synchronizes with.
+    pub(crate) fn clock(&self) -> &VersionVec {
+        &self.happens_before
+    }
+
+    pub(crate) fn join(&mut self, clock: &VersionVec) {
+        self.happens_before.join(clock);
+    }
+
     fn sync_acq(&mut self, threads: &mut thread::Set) {
         threads.active_mut().causality.join(&self.happens_before);
     }

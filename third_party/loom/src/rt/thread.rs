@@ -23,6 +23,10 @@ pub(crate) struct Thread {
     /// Tracks the view of the lastest release fence
     pub released: VersionVec,
 
+    /// The releases of every store the thread has read: what its acquire fences synchronize
+    /// with.
+    pub read_releases: VersionVec,
+
     /// Tracks DPOR relations
     pub dpor_vv: VersionVec,
 
@@ -50,10 +54,6 @@ pub(crate) struct Set {
     ///
     /// `None` signifies that no thread is runnable.
     active: Option<usize>,
-
-    /// Sequential consistency causality. All sequentially consistent operations
-    /// synchronize with this causality.
-    pub seq_cst_causality: VersionVec,
 
     /// `tracing` span used as the parent for new thread spans.
     iteration_span: tracing::Span,
@@ -98,6 +98,7 @@ impl Thread {
             operation: None,
             causality: VersionVec::new(),
             released: VersionVec::new(),
+            read_releases: VersionVec::new(),
             dpor_vv: VersionVec::new(),
             last_yield: None,
             yield_count: 0,
@@ -177,6 +178,7 @@ impl fmt::Debug for Thread {
             .field("operation", &self.operation)
             .field("causality", &self.causality)
             .field("released", &self.released)
+            .field("read_releases", &self.read_releases)
             .field("dpor_vv", &self.dpor_vv)
             .field("last_yield", &self.last_yield)
             .field("yield_count", &self.yield_count)
@@ -201,14 +203,10 @@ impl Set {
             execution_id,
             threads,
             active: Some(0),
-            seq_cst_causality: VersionVec::new(),
             iteration_span,
         }
     }
 
-    pub(crate) fn execution_id(&self) -> execution::Id {
-        self.execution_id
-    }
 
     /// Create a new thread
     pub(crate) fn new_thread(&mut self) -> Id {
@@ -316,37 +314,9 @@ impl Set {
         th.unpark(active);
     }
 
-    /// Insert a point of sequential consistency
-    /// TODO
-    /// - Deprecate SeqCst accesses and allow SeqCst fences only. The semantics of SeqCst accesses
-    ///   is complex and difficult to implement correctly. On the other hand, SeqCst fence has
-    ///   well-understood and clear semantics in the absence of SeqCst accesses, and can be used
-    ///   for enforcing the read-after-write (RAW) ordering which is probably what the user want to
-    ///   achieve with SeqCst.
-    /// - Revisit the other uses of this function. They probably don't require sequential
-    ///   consistency. E.g. see https://en.cppreference.com/w/cpp/named_req/Mutex
-    ///
-    /// References
-    /// - The "scfix" paper, which proposes a memory model called RC11 that fixes SeqCst
-    ///   semantics. of C11. https://plv.mpi-sws.org/scfix/
-    /// - Some fixes from the "scfix" paper has been incorporated into C/C++20:
-    ///   http://www.open-std.org/jtc1/sc22/wg21/docs/papers/2018/p0668r5.html
-    /// - The "promising semantics" paper, which propose an intuitive semantics of SeqCst fence in
-    ///   the absence of SC accesses. https://sf.snu.ac.kr/promise-concurrency/
-    pub(crate) fn seq_cst(&mut self) {
-        // The previous implementation of sequential consistency was incorrect (though it's correct
-        // for `fence(SeqCst)`-only scenario; use `seq_cst_fence` for `fence(SeqCst)`).
-        // As a quick fix, just disable it. This may fail to model correct code,
-        // but will not silently allow bugs.
-    }
-
-    pub(crate) fn seq_cst_fence(&mut self) {
-        self.threads[self.active.unwrap()]
-            .causality
-            .join(&self.seq_cst_causality);
-        self.seq_cst_causality
-            .join(&self.threads[self.active.unwrap()].causality);
-    }
+    /// A SeqCst access or mutex operation: nothing more than its acquire or release part
+    /// (loom treats SeqCst accesses as AcqRel). SeqCst fences are RC11's (`psc.rs`).
+    pub(crate) fn seq_cst(&mut self) {}
 
     pub(crate) fn clear(&mut self, execution_id: execution::Id) {
         self.iteration_span = tracing::Span::current();
@@ -356,7 +326,6 @@ impl Set {
 
         self.execution_id = execution_id;
         self.active = Some(0);
-        self.seq_cst_causality = VersionVec::new();
     }
 
     pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (Id, &Thread)> + '_ {
