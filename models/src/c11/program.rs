@@ -220,8 +220,9 @@ impl fmt::Display for Op {
     }
 }
 
-/// A program: its threads and how many locations it has.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A program: its threads and how many locations it has. `Debug` writes the text form (what a
+/// failing property test shows).
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Program {
     /// Locations `x`, `y`, `z` up to this many (1..=3); every one starts at 0.
     pub locs: u8,
@@ -450,6 +451,12 @@ fn parse_op(text: &str) -> Result<Op, String> {
                 _ => Err(format!("`{method}` is not load, store, swap, fetch_add or cas")),
             }
         }
+    }
+}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "\n{self}")
     }
 }
 

@@ -1,0 +1,108 @@
+//! The differential check of one program: loom's final states against the SC interpreter's and
+//! the RC11 enumerator's.
+//!
+//! - every SC final state is one loom reaches (SC executions are C11 executions);
+//! - loom's set equals RC11's for the program as loom reads it: loom treats a SeqCst access as
+//!   an AcqRel one (an Acquire load, a Release store), a documented weakening, so the program
+//!   with those accesses weakened ([`Program::as_loom`]) is the one to compare with; for a
+//!   program without SeqCst accesses the two are the same program. RC11's set for the program
+//!   itself is then a subset of loom's (weakening an order only adds outcomes), which is
+//!   checked too.
+
+use super::program::{Outcome, Program};
+use super::run::{loom_outcomes, Reached};
+use super::{rc11, sc};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// What each side reached for one program.
+#[derive(Debug, Clone)]
+pub struct Comparison {
+    pub program: Program,
+    pub loom: Reached,
+    pub sc: BTreeSet<Outcome>,
+    /// RC11's outcomes of the program as loom reads it ([`Program::as_loom`]).
+    pub rc11: BTreeSet<Outcome>,
+    /// RC11's outcomes of the program itself (the same set when it has no SeqCst access).
+    pub rc11_strict: BTreeSet<Outcome>,
+}
+
+/// A way loom's set can be wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// An SC final state loom never reached (its exploration is incomplete).
+    MissedSc,
+    /// A final state RC11 allows that loom never reached (incomplete).
+    Missed,
+    /// A final state loom reached that RC11 forbids (unsound: a counterexample that is not one).
+    Forbidden,
+}
+
+impl Mismatch {
+    pub const ALL: [Mismatch; 3] = [Mismatch::MissedSc, Mismatch::Missed, Mismatch::Forbidden];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mismatch::MissedSc => "missed-sc",
+            Mismatch::Missed => "missed-rc11",
+            Mismatch::Forbidden => "forbidden",
+        }
+    }
+}
+
+/// Run every side on `p`.
+pub fn compare(p: &Program) -> Comparison {
+    let rc11 = rc11::outcomes(&p.as_loom());
+    let rc11_strict = if p.has_sc_access() { rc11::outcomes(p) } else { rc11.clone() };
+    Comparison { program: p.clone(), loom: loom_outcomes(p), sc: sc::outcomes(p), rc11, rc11_strict }
+}
+
+impl Comparison {
+    /// The outcomes that show `kind` (none: the check holds).
+    pub fn witnesses(&self, kind: Mismatch) -> Vec<&Outcome> {
+        let loom = &self.loom.outcomes;
+        match kind {
+            Mismatch::MissedSc => self.sc.difference(loom).collect(),
+            Mismatch::Missed => {
+                let missed: BTreeSet<&Outcome> =
+                    self.rc11.difference(loom).chain(self.rc11_strict.difference(loom)).collect();
+                missed.into_iter().collect()
+            }
+            Mismatch::Forbidden => loom.difference(&self.rc11).collect(),
+        }
+    }
+
+    /// Every mismatch the program shows.
+    pub fn mismatches(&self) -> Vec<Mismatch> {
+        Mismatch::ALL.into_iter().filter(|&k| !self.witnesses(k).is_empty()).collect()
+    }
+}
+
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.program)?;
+        writeln!(
+            f,
+            "loom: {} final states in {} executions; SC: {}; RC11: {}{}",
+            self.loom.outcomes.len(),
+            self.loom.executions,
+            self.sc.len(),
+            self.rc11.len(),
+            if self.program.has_sc_access() {
+                format!(" (SeqCst accesses as loom reads them; {} with them)", self.rc11_strict.len())
+            } else {
+                String::new()
+            }
+        )?;
+        for kind in Mismatch::ALL {
+            let w = self.witnesses(kind);
+            if !w.is_empty() {
+                writeln!(f, "{} ({}):", kind.name(), w.len())?;
+                for o in w {
+                    writeln!(f, "  {o}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
