@@ -2,7 +2,7 @@
 //! these functions, so the plain tests run the same code over the committed corpora and
 //! `wbcheck replay --fuzz-input` re-runs a fuzzer's input exactly.
 //!
-//! Two campaigns:
+//! Three campaigns:
 //! - differential (`oracle_*`): the input, read with `arbitrary`, is a revision and a sequence of
 //!   calls; wb-core (std platform, one thread) and the independent reference model apply each
 //!   call and must agree after every one, on every revision (broken ones included: both sides
@@ -13,6 +13,9 @@
 //!   interleavings. The revision comes from `$WBCHECK_FUZZ_REVISION`, default the scenario's first
 //!   revision expected to pass under shuttle. shuttle is sequentially consistent: rows that fail
 //!   only under weak memory (loom) are out of this campaign's reach.
+//! - the checker itself (`c11_loom`): the input's bytes are the choices of the c11 program
+//!   generator ([`wb_models::c11::gen`]); the program runs under loom and must reach exactly the
+//!   final states the RC11 enumerator allows, and every SC one ([`c11_loom`]).
 
 use crate::differential::{CoreAccounting, CoreKick, CounterOp, CounterPair, SlotOp, SlotsPair};
 use crate::oracle::dontcache_accounting::{ref_revision, AccOp, RefAccounting};
@@ -273,5 +276,23 @@ pub fn sched_target(scenario: &str, data: &[u8]) {
             render::replayed_text(&r)
         ),
         Err(e) => panic!("{scenario} {revision}: the execution failed: {e}"),
+    }
+}
+
+/// The shape of the `c11_loom` target's programs: at most 3 threads of 3 operations over 2
+/// locations, so that every input runs in well under a second (loom's executions grow fast with
+/// threads and RMWs; larger shapes are `wbcheck c11 campaign --shape`'s).
+pub const C11_SHAPE: wb_models::c11::gen::Shape =
+    wb_models::c11::gen::Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+
+/// `c11_loom`: the program the bytes choose, checked against loom (`Err` describes a mismatch).
+pub fn c11_loom(data: &[u8]) -> Result<(), String> {
+    use wb_models::c11::{differential::compare, gen};
+    let p = gen::program(&mut gen::Bytes::new(data), C11_SHAPE);
+    let c = compare(&p);
+    if c.mismatches().is_empty() {
+        Ok(())
+    } else {
+        Err(c.to_string())
     }
 }

@@ -2,6 +2,7 @@
 //! driver, the verdict matrix and its renderings. The `wbcheck` binary is `src/main.rs`.
 
 pub mod bench;
+pub mod c11;
 pub mod differential;
 pub mod folio_dirty_sim;
 pub mod fuzz;

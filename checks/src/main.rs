@@ -116,6 +116,12 @@ enum Command {
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/litmus"))]
         dir: PathBuf,
     },
+    /// Check loom itself: C11 programs of a small language run under loom with no preemption
+    /// bound, compared with an SC interpreter and an RC11 enumerator (docs/c11.md).
+    C11 {
+        #[command(subcommand)]
+        command: C11Command,
+    },
     /// Combine the JSON matrices of the shards of one split run into the whole matrix.
     Merge {
         /// The shards' `matrix --format json` outputs.
@@ -146,6 +152,45 @@ enum Command {
         /// criterion's output directory.
         #[arg(long, default_value = "target/criterion")]
         criterion: std::path::PathBuf,
+    },
+}
+
+/// `wbcheck c11` subcommands.
+#[derive(Subcommand)]
+enum C11Command {
+    /// Check one program (text form, docs/c11.md): exit 0 when loom reaches exactly RC11's
+    /// final states and every SC one, 1 otherwise.
+    Check {
+        /// The program's text (`T0: x.store(1, rel)` lines, separated by newlines or `|`), or
+        /// `-` to read it from stdin.
+        program: String,
+    },
+    /// Check generated programs: exit 0 when none shows a mismatch, 1 otherwise.
+    Campaign {
+        #[arg(long, default_value = "1000", value_parser = positive::<usize>)]
+        programs: usize,
+        /// Program i is generated from seed + i.
+        #[arg(long, default_value = "1")]
+        seed: u64,
+        /// At most THREADSxOPSxLOCS (2..=4 threads, 1..=6 operations, 1..=3 locations).
+        #[arg(long, default_value = "3x3x2", value_parser = wb_checks::c11::parse_shape)]
+        shape: wb_models::c11::gen::Shape,
+        /// Threads checking programs at once (default: $WBCHECK_JOBS, else the number of CPUs).
+        #[arg(long, value_parser = positive::<usize>)]
+        jobs: Option<usize>,
+    },
+    /// Write generated programs without a mutex as herd7 C11 litmus tests, loom's final states
+    /// in each file's comment (docs/c11.md: judging them with herd7's rc11.cat).
+    Export {
+        #[arg(long, default_value = "100", value_parser = positive::<usize>)]
+        programs: usize,
+        #[arg(long, default_value = "1")]
+        seed: u64,
+        #[arg(long, default_value = "3x3x2", value_parser = wb_checks::c11::parse_shape)]
+        shape: wb_models::c11::gen::Shape,
+        /// The directory to write the .litmus files into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -468,6 +513,7 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
             emit(text)?;
             Ok(if agree { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
+        Command::C11 { command } => c11(command),
         Command::Simulate { simulation, svg } => {
             use wb_checks::folio_dirty_sim::{self as fd, PGBENCH};
             if simulation == Simulation::ForeignFlush {
@@ -484,6 +530,46 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
         Command::Bench { quick, out, seeds, criterion } => {
             let opts = wb_checks::bench::BenchOptions { quick, out, seeds, criterion };
             wb_checks::bench::run(&opts, |line| eprintln!("bench: {line}"))?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn c11(command: C11Command) -> Result<ExitCode, Stop> {
+    use wb_checks::c11;
+    match command {
+        C11Command::Check { program } => {
+            let text = if program == "-" {
+                std::io::read_to_string(std::io::stdin()).map_err(|e| format!("cannot read stdin: {e}"))?
+            } else {
+                program.replace('|', "\n")
+            };
+            let comparison = c11::check(&text).map_err(|e| format!("invalid program: {e}"))?;
+            emit(&comparison)?;
+            Ok(exit_for(comparison.mismatches().is_empty()))
+        }
+        C11Command::Campaign { programs, seed, shape, jobs } => {
+            let jobs = match jobs {
+                Some(n) => n,
+                None => default_jobs()?,
+            };
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let every = (programs / 100).max(1);
+            let report = |done: usize| {
+                if tty && (done % every == 0 || done == programs) {
+                    eprint!("\r{done}/{programs} programs");
+                }
+            };
+            let result = c11::campaign(programs, seed, shape, jobs, &report);
+            if tty {
+                eprintln!();
+            }
+            emit(result.report(seed, shape))?;
+            Ok(exit_for(result.failed == 0))
+        }
+        C11Command::Export { programs, seed, shape, out } => {
+            let written = c11::export(programs, seed, shape, &out)?;
+            emit(format!("wrote {} litmus tests to {}\n", written.len(), out.display()))?;
             Ok(ExitCode::SUCCESS)
         }
     }

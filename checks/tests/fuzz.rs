@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use wb_checks::fuzz::{
-    campaign_properties, campaign_revision, oracle_accounting, oracle_dontcache, oracle_slots, sched_execution,
+    c11_loom, campaign_properties, campaign_revision, oracle_accounting, oracle_dontcache, oracle_slots, sched_execution,
 };
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;
@@ -34,7 +34,8 @@ fn target_of(scenario: &str) -> String {
 #[test]
 fn differential_targets_agree_on_their_corpora_and_on_pseudo_random_inputs() {
     type Target = fn(&[u8]) -> Result<(), String>;
-    let targets: [(&str, Target); 3] = [
+    let targets: [(&str, Target); 4] = [
+        ("c11_loom", c11_loom),
         ("oracle_dontcache", oracle_dontcache),
         ("oracle_accounting", oracle_accounting),
         ("oracle_slots", oracle_slots),

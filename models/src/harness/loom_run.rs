@@ -27,7 +27,7 @@ use wb_core::trace::Trace;
 /// had finished).
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let start = Instant::now();
-    let mut outcome = explore(model, bounds, model.loom_property_count());
+    let mut outcome = explore(model, bounds, false);
     minimise_preemptions(model, bounds, &mut outcome);
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = loom_bounds(model, bounds);
@@ -39,7 +39,7 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
 /// The configured search alone, without [`run_loom`]'s smallest-bound search: the same loom
 /// work a hand-written model of the scenario does (the overhead measurement).
 pub fn run_loom_search<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
-    explore(model, bounds, model.loom_property_count())
+    explore(model, bounds, false)
 }
 
 fn loom_runs<M: Model>(model: &M) -> Vec<(M, Vec<CpuPlan>)> {
@@ -61,10 +61,12 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder 
     builder
 }
 
-/// One search at `bounds.loom_preemptions`, stopping once `target` properties are violated.
-fn explore<M: Model>(model: &M, bounds: &Bounds, target: usize) -> Outcome {
+/// One search at `bounds.loom_preemptions`: unranked, it stops once every property is violated
+/// and keeps the first counterexample of each; ranked, it runs in full and keeps the first in
+/// [`Collector::record`]'s order.
+fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool) -> Outcome {
     let capture = Capture::start();
-    let shared = Collector::new(target);
+    let shared = Collector::new(if rank { usize::MAX } else { model.loom_property_count() });
     let mut bounded = false;
     let variants = model.loom_variants();
     for (variant_index, variant) in variants.iter().enumerate() {
@@ -79,6 +81,7 @@ fn explore<M: Model>(model: &M, bounds: &Bounds, target: usize) -> Outcome {
                     placement: placement_index,
                     preemptions: bounds.loom_preemptions,
                     first_execution: c.outcome.executions,
+                    rank,
                 });
                 c.outcome.executions
             };
@@ -113,11 +116,11 @@ fn finish(shared: &super::Shared, bounded: bool) -> Outcome {
     std::mem::take(&mut c.outcome)
 }
 
-/// Re-search at preemption bounds 0, 1, 2, ... below the configured one until every violated
-/// property has been seen, and replace each counterexample with the first one found at the
-/// smallest bound (its `found` stays the configured run's, the time-to-bug of the row). Each
-/// search stops once it has seen every property the configured run violated; a bound that shows
-/// none of the remaining ones is explored in full. The executions and time are added to the row.
+/// Re-search at preemption bounds 0, 1, 2, ... up to the configured one until every violated
+/// property has been seen, each search ranked and in full, and replace each counterexample with
+/// the best one at the smallest bound with one (fewest preemptions, then no stale read, then
+/// fewest steps; its `found` stays the configured run's, the time-to-bug of the row). The
+/// executions and time are added to the row.
 fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outcome) {
     let wanted: Vec<&'static str> =
         outcome.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR).collect();
@@ -126,8 +129,8 @@ fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outc
     }
     let mut remaining = wanted.clone();
     let mut k = 0;
-    while !remaining.is_empty() && bounds.loom_preemptions.is_none_or(|b| k < b) {
-        let at_k = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, wanted.len());
+    while !remaining.is_empty() && bounds.loom_preemptions.is_none_or(|b| k <= b) {
+        let at_k = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true);
         outcome.executions += at_k.executions;
         for smaller in at_k.counterexamples {
             if let Some(i) = remaining.iter().position(|p| *p == smaller.property) {

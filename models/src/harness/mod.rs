@@ -134,6 +134,16 @@ struct LoomRun {
     preemptions: Option<usize>,
     /// The collector's execution count when this variant and placement's search began.
     first_execution: u64,
+    /// Whether a later counterexample of a property may replace the kept one ([`Collector::record`]).
+    rank: bool,
+}
+
+/// The order counterexamples of one property found at one preemption bound are ranked in: one
+/// without a stale read first (an interleaving a reviewer can follow without weak memory),
+/// then the fewest steps. A stale mark compares a load with the stores that ran before it in
+/// the execution, so it is loom's execution order that decides it.
+fn rank(steps: &[wb_core::trace::Step]) -> (bool, usize) {
+    (steps.iter().any(|s| !s.stale.is_empty()), steps.len())
 }
 
 type Shared = Arc<Mutex<Collector>>;
@@ -153,10 +163,13 @@ impl Collector {
         }))
     }
 
-    /// Keep the first counterexample of each newly violated property; under shuttle, replace a
-    /// kept one by a later execution with a shorter trace (a loom counterexample is shortened by
-    /// the search at smaller preemption bounds instead). Returns the indices kept or replaced,
-    /// whose replay string the shuttle harness attaches when the execution ends.
+    /// Keep the first counterexample of each newly violated property. A later execution replaces
+    /// a kept one when it ranks before it: under shuttle, a shorter trace; in a loom search that
+    /// ranks ([`LoomRun::rank`]), no stale read where the kept one has one, then a shorter
+    /// trace (the preemption bound is ranked by the searches at smaller bounds). So the
+    /// counterexample reported does not depend on the order loom explores in. Returns the
+    /// indices kept or replaced, whose replay string the shuttle harness attaches when the
+    /// execution ends.
     fn record(
         &mut self,
         violations: Vec<Violation>,
@@ -168,34 +181,35 @@ impl Collector {
         let mut steps = None;
         for v in violations {
             if let Some(i) = self.outcome.counterexamples.iter().position(|c| c.property == v.property) {
+                let replay = self.loom_handle();
                 let cx = &mut self.outcome.counterexamples[i];
-                if self.loom_run.is_none() && trace.len() < cx.steps.len() {
+                let better = match &self.loom_run {
+                    None => trace.len() < cx.steps.len(),
+                    Some(run) if run.rank => {
+                        let candidate = steps.get_or_insert_with(|| trace.steps());
+                        rank(candidate) < rank(&cx.steps)
+                    }
+                    Some(_) => false,
+                };
+                if better {
                     cx.steps = steps.get_or_insert_with(|| trace.steps()).clone();
                     cx.message = v.message;
                     cx.placement = placement.to_owned();
                     cx.configuration = configuration.to_owned();
-                    cx.replay = None;
+                    cx.replay = replay;
                     kept.push(i);
                 }
                 continue;
             }
             let steps = steps.get_or_insert_with(|| trace.steps()).clone();
+            let replay = self.loom_handle();
             self.outcome.counterexamples.push(Counterexample {
                 property: v.property,
                 message: v.message,
                 placement: placement.to_owned(),
                 configuration: configuration.to_owned(),
                 steps,
-                replay: self.loom_run.as_ref().map(|r| {
-                    LoomHandle {
-                        tier: r.tier,
-                        variant: r.variant,
-                        placement: r.placement,
-                        preemptions: r.preemptions,
-                        execution: self.outcome.executions - r.first_execution,
-                    }
-                    .encode()
-                }),
+                replay,
                 min_preemptions: None,
                 found: Some(FirstFound {
                     executions: self.outcome.executions,
@@ -205,6 +219,20 @@ impl Collector {
             kept.push(self.outcome.counterexamples.len() - 1);
         }
         kept
+    }
+
+    /// The replay handle of the loom execution in progress (none under shuttle).
+    fn loom_handle(&self) -> Option<String> {
+        self.loom_run.as_ref().map(|r| {
+            LoomHandle {
+                tier: r.tier,
+                variant: r.variant,
+                placement: r.placement,
+                preemptions: r.preemptions,
+                execution: self.outcome.executions - r.first_execution,
+            }
+            .encode()
+        })
     }
 
     fn all_violated(&self) -> bool {

@@ -1,0 +1,152 @@
+//! `wbcheck c11`: the checkers for the checker on the command line. One program checked
+//! (`check`), a campaign of generated programs (`campaign`), and generated programs written as
+//! herd7 C11 litmus tests with loom's final states (`export`). The language, the enumerators and
+//! the comparison are wb-models' `c11` module; this module only drives them.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+use wb_models::c11::differential::{compare, Comparison};
+use wb_models::c11::gen::{program, Seeded, Shape};
+use wb_models::c11::program::{Program, MAX_LOCS, MAX_OPS, MAX_THREADS};
+use wb_models::c11::{herd, run};
+
+/// Parse a shape `THREADSxOPSxLOCS` (for example `3x3x2`): at most that many threads (2 or
+/// more), operations per thread and locations.
+pub fn parse_shape(text: &str) -> Result<Shape, String> {
+    let bad = || {
+        format!(
+            "invalid shape '{text}': expected THREADSxOPSxLOCS with 2..={MAX_THREADS} threads, \
+             1..={MAX_OPS} operations and 1..={MAX_LOCS} locations, for example 3x3x2"
+        )
+    };
+    let parts: Vec<usize> = text.split('x').map(|p| p.parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+    let [threads, ops, locs] = parts[..] else { return Err(bad()) };
+    if !(2..=MAX_THREADS).contains(&threads) || !(1..=MAX_OPS).contains(&ops) || !(1..=MAX_LOCS).contains(&locs) {
+        return Err(bad());
+    }
+    Ok(Shape { max_threads: threads, max_ops: ops, max_locs: locs, mutexes: true, sc_accesses: true })
+}
+
+/// The program of `text`, checked: the comparison (exit 1 when it shows a mismatch).
+pub fn check(text: &str) -> Result<Comparison, String> {
+    let p = Program::parse(text)?;
+    Ok(compare(&p))
+}
+
+/// The result of a campaign.
+#[derive(Debug)]
+pub struct Campaign {
+    pub programs: usize,
+    pub executions: u64,
+    pub secs: f64,
+    /// The failing programs' comparisons, by program number (at most [`KEEP`]).
+    pub failures: Vec<(usize, Comparison)>,
+    pub failed: usize,
+}
+
+/// How many failing programs a campaign keeps to print.
+pub const KEEP: usize = 5;
+
+/// Program `i` of the campaign with `seed`.
+pub fn campaign_program(seed: u64, i: usize, shape: Shape) -> Program {
+    program(&mut Seeded::new(seed.wrapping_add(i as u64)), shape)
+}
+
+/// Check `programs` generated programs on `jobs` threads; `progress` is called after each.
+pub fn campaign(programs: usize, seed: u64, shape: Shape, jobs: usize, progress: &(dyn Fn(usize) + Sync)) -> Campaign {
+    let start = Instant::now();
+    let (next, done, executions) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let failures = Mutex::new(Vec::new());
+    let failed = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= programs {
+                    return;
+                }
+                let c = compare(&campaign_program(seed, i, shape));
+                executions.fetch_add(c.loom.executions as usize, Ordering::Relaxed);
+                if !c.mismatches().is_empty() {
+                    failed.fetch_add(1, Ordering::Relaxed);
+                    let mut kept = failures.lock().unwrap();
+                    if kept.len() < KEEP {
+                        kept.push((i, c));
+                    }
+                }
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort_by_key(|(i, _)| *i);
+    Campaign {
+        programs,
+        executions: executions.into_inner() as u64,
+        secs: start.elapsed().as_secs_f64(),
+        failures,
+        failed: failed.into_inner(),
+    }
+}
+
+impl Campaign {
+    pub fn report(&self, seed: u64, shape: Shape) -> String {
+        let mut out = String::new();
+        for (i, c) in &self.failures {
+            let _ = writeln!(out, "program {i} (seed {seed}):\n{c}");
+        }
+        let _ = writeln!(
+            out,
+            "{} programs (shape {}x{}x{}, seed {seed}): {} with a mismatch; {} loom executions in {:.1} s",
+            self.programs, shape.max_threads, shape.max_ops, shape.max_locs, self.failed, self.executions, self.secs
+        );
+        out
+    }
+}
+
+/// Write `programs` generated programs without a mutex into `dir` as herd7 C11 litmus tests
+/// (`c11-<seed>-<i>.litmus`), each with loom's final states in its comment, each checked
+/// against herd7's grammar first. Returns the files written.
+pub fn export(programs: usize, seed: u64, shape: Shape, dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let shape = Shape { mutexes: false, ..shape };
+    let mut written = Vec::new();
+    for i in 0..programs {
+        let p = campaign_program(seed, i, shape);
+        let name = format!("c11-{seed}-{i}");
+        let text = herd::litmus(&name, &p, &run::loom_outcomes(&p).outcomes)?;
+        herd::check_syntax(&text).map_err(|e| format!("{name}: the export does not parse: {e}"))?;
+        let path = dir.join(format!("{name}.litmus"));
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse_within_the_language() {
+        let s = parse_shape("3x3x2").unwrap();
+        assert_eq!((s.max_threads, s.max_ops, s.max_locs), (3, 3, 2));
+        for bad in ["", "3x3", "1x3x2", "5x3x2", "3x0x2", "3x7x2", "3x3x4", "3x3x2x1", "axbxc"] {
+            assert!(parse_shape(bad).unwrap_err().contains("THREADSxOPSxLOCS"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_campaign_runs_every_program_once() {
+        let shape = parse_shape("2x2x1").unwrap();
+        let calls = AtomicUsize::new(0);
+        let c = campaign(20, 1, shape, 2, &|_| {
+            calls.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!((c.programs, c.failed, calls.into_inner()), (20, 0, 20));
+        assert!(c.executions >= 20);
+    }
+}

@@ -1,0 +1,102 @@
+//! Checkers for the checker: random programs of the c11 language (models/src/c11) run under the
+//! workspace's loom with no preemption bound, compared with two enumerators written without
+//! loom or shuttle: the SC interpreter (every interleaving) and the RC11 enumerator (every
+//! candidate execution kept by the axioms of Lahav et al., PLDI 2017).
+//!
+//! | property | fails when |
+//! |---|---|
+//! | `missed-sc` | an SC final state is one loom never reaches (incomplete exploration) |
+//! | `missed-rc11` | a final state RC11 allows is one loom never reaches |
+//! | `forbidden` | loom reaches a final state RC11 forbids (a counterexample that is not one) |
+//!
+//! RC11 is asked about the program as loom reads it (SeqCst accesses as AcqRel, loom's
+//! documented weakening; SeqCst fences are RC11's). proptest generates the programs from bytes
+//! with a fixed seed, so a run is reproducible, and shrinks a failure to a small program. A
+//! failure names the property, how many programs ran before the first failing one, and the
+//! shrunk program with every side's final states.
+//!
+//! Switched back to upstream loom 0.7.3 (delete the `loom` line of `[patch.crates-io]` in the
+//! workspace Cargo.toml) this test fails with a missed SC state and a forbidden one
+//! (third_party/loom/PATCHED.md shows the shrunk programs).
+
+use proptest::collection::vec;
+use proptest::prelude::any;
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
+use std::collections::HashMap;
+use wb_models::c11::differential::{compare, Comparison, Mismatch};
+use wb_models::c11::gen::{program, Bytes, Shape};
+use wb_models::c11::program::Program;
+use wb_models::c11::{run, sc};
+
+/// The shapes `cargo test` covers and how many programs of each (2,400 in all). Larger
+/// programs are the campaign's (`wbcheck c11 campaign`): loom's executions grow fast with
+/// threads and RMWs (a 4-thread, 6-operation program can take minutes).
+const SHAPES: [(Shape, u32); 3] = [
+    (Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true }, 1600),
+    (Shape { max_threads: 2, max_ops: 5, max_locs: 3, mutexes: true, sc_accesses: true }, 600),
+    (Shape { max_threads: 4, max_ops: 2, max_locs: 2, mutexes: false, sc_accesses: true }, 200),
+];
+
+/// Run proptest over `cases` programs of `shape`; `Err` describes the first property that
+/// fails, with its shrunk program.
+fn differential(shape: Shape, cases: u32, seed: u64) -> Result<(), String> {
+    let mut cache: HashMap<Program, Comparison> = HashMap::new();
+    let mut failures = Vec::new();
+    for kind in Mismatch::ALL {
+        let config = Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() };
+        let mut runner = TestRunner::new(config);
+        let (mut ran, mut first) = (0u32, None);
+        let result = runner.run(&vec(any::<u8>(), 0..160), |bytes| {
+            ran += 1;
+            let p = program(&mut Bytes::new(&bytes), shape);
+            let c = cache.entry(p.clone()).or_insert_with(|| compare(&p));
+            if c.witnesses(kind).is_empty() {
+                return Ok(());
+            }
+            first.get_or_insert(ran);
+            Err(TestCaseError::fail(c.to_string()))
+        });
+        match result {
+            Ok(()) => {}
+            Err(TestError::Fail(shrunk, _)) => failures.push(format!(
+                "{}: program {} of {cases} failed (shrunk in {} more runs); the shrunk program:\n{shrunk}",
+                kind.name(),
+                first.unwrap_or(0),
+                ran - first.unwrap_or(0)
+            )),
+            Err(e) => failures.push(format!("{}: {e}", kind.name())),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("shape {shape:?}:\n{}", failures.join("\n")))
+    }
+}
+
+#[test]
+fn loom_reaches_exactly_the_final_states_rc11_allows() {
+    let failures: Vec<String> =
+        SHAPES.iter().enumerate().filter_map(|(i, &(shape, n))| differential(shape, n, 24 + i as u64).err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The SC interpreter against shuttle's depth-first scheduler (its atomics are sequentially
+/// consistent, so every schedule is an interleaving): the same final states.
+#[test]
+fn the_sc_interpreter_agrees_with_shuttle_dfs() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let config = Config { cases: 300, rng_seed: RngSeed::Fixed(7), failure_persistence: None, ..Config::default() };
+    let result = TestRunner::new(config).run(&vec(any::<u8>(), 0..80), |bytes| {
+        let p = program(&mut Bytes::new(&bytes), shape);
+        let (interpreter, shuttle) = (sc::outcomes(&p), run::shuttle_dfs_outcomes(&p).outcomes);
+        if interpreter == shuttle {
+            Ok(())
+        } else {
+            Err(TestCaseError::fail(format!("{p}SC interpreter: {interpreter:?}\nshuttle DFS: {shuttle:?}")))
+        }
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
