@@ -92,10 +92,10 @@ fn stale_marks(text: &str) -> Vec<(usize, usize, i64)> {
 }
 
 /// A stale read (loom's weak memory) is marked in the text, JSON, SVG and Mermaid outputs:
-/// v7-posted-no-mb's counterexamples read two bits and a percpu slot stale. v5-approx-read's
-/// counterexample is a sequentially consistent interleaving (it fails sequentially, and the
-/// harness prefers a counterexample without a stale read): every load reads the last store,
-/// nothing is marked.
+/// v7-posted-no-mb's counterexamples read `dwork`, a bit of `i_state` and a percpu slot stale.
+/// v5-approx-read's counterexample is a sequentially consistent interleaving (it fails
+/// sequentially, and the harness prefers a counterexample without a stale read): every load
+/// reads the last store, nothing is marked.
 #[test]
 fn stale_reads_are_marked_in_text_svg_and_mermaid() {
     let dir = scratch("pictures-stale");
@@ -108,7 +108,7 @@ fn stale_reads_are_marked_in_text_svg_and_mermaid() {
     assert!(marks.len() >= 3, "{text}");
     assert!(marks.iter().all(|&(step, store, _)| store < step), "a mark names an earlier store: {marks:?}");
     assert!(text.contains("stored 1 to slot[cpu1], read the initial value]"), "{text}");
-    assert!(text.contains("to wb0.state:WB_has_dirty_io, read from step "), "{text}");
+    assert!(text.contains("to inode0.i_state:I_DIRTY_PAGES, read from step "), "{text}");
 
     let json = wbcheck(&[&args[..], &["--format", "json"]].concat());
     let row: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();

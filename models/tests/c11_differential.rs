@@ -22,6 +22,7 @@
 use proptest::collection::vec;
 use proptest::prelude::any;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use wb_models::c11::differential::{compare, Comparison, Mismatch};
 use wb_models::c11::gen::{program, Bytes, Shape};
@@ -40,29 +41,31 @@ const SHAPES: [(Shape, u32); 3] = [
 /// Run proptest over `cases` programs of `shape`; `Err` describes the first property that
 /// fails, with its shrunk program.
 fn differential(shape: Shape, cases: u32, seed: u64) -> Result<(), String> {
-    let mut cache: HashMap<Program, Comparison> = HashMap::new();
+    let cache: RefCell<HashMap<Program, Comparison>> = RefCell::new(HashMap::new());
     let mut failures = Vec::new();
     for kind in Mismatch::ALL {
         let config = Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() };
         let mut runner = TestRunner::new(config);
-        let (mut ran, mut first) = (0u32, None);
+        let (ran, first) = (Cell::new(0u32), Cell::new(None));
         let result = runner.run(&vec(any::<u8>(), 0..160), |bytes| {
-            ran += 1;
+            ran.set(ran.get() + 1);
             let p = program(&mut Bytes::new(&bytes), shape);
+            let mut cache = cache.borrow_mut();
             let c = cache.entry(p.clone()).or_insert_with(|| compare(&p));
             if c.witnesses(kind).is_empty() {
                 return Ok(());
             }
-            first.get_or_insert(ran);
+            first.set(first.get().or(Some(ran.get())));
             Err(TestCaseError::fail(c.to_string()))
         });
+        let (ran, first) = (ran.get(), first.get().unwrap_or(0));
         match result {
             Ok(()) => {}
             Err(TestError::Fail(shrunk, _)) => failures.push(format!(
                 "{}: program {} of {cases} failed (shrunk in {} more runs); the shrunk program:\n{shrunk}",
                 kind.name(),
-                first.unwrap_or(0),
-                ran - first.unwrap_or(0)
+                first,
+                ran - first
             )),
             Err(e) => failures.push(format!("{}: {e}", kind.name())),
         }
