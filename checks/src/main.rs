@@ -545,7 +545,8 @@ fn c11(command: C11Command) -> Result<ExitCode, Stop> {
                 program.replace('|', "\n")
             };
             let comparison = c11::check(&text).map_err(|e| format!("invalid program: {e}"))?;
-            emit(&comparison)?;
+            let states: String = comparison.loom.outcomes.iter().map(|o| format!("  {o}\n")).collect();
+            emit(format!("{comparison}loom's final states:\n{states}"))?;
             Ok(exit_for(comparison.mismatches().is_empty()))
         }
         C11Command::Campaign { programs, seed, shape, jobs } => {

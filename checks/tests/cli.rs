@@ -458,3 +458,49 @@ fn matrix_over_seeds() {
     assert_bad_input(&["matrix", "--seeds", "2", "--checker", "loom"], "loom", "shuttle-random");
     assert_bad_input(&["matrix", "--seeds", "0"], "--seeds", "at least 1");
 }
+
+#[test]
+fn c11_check_campaign_and_export() {
+    let ok = wbcheck(&["c11", "check", "T0: x.store(2, rel) | T1: x.swap(1, rlx)"]);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert_eq!(ok.status.code(), Some(0), "{text}");
+    assert!(text.contains("loom: 2 final states") && !text.contains("forbidden"), "{text}");
+
+    let campaign = wbcheck(&["c11", "campaign", "--programs", "30", "--seed", "5", "--shape", "2x3x2", "--jobs", "2"]);
+    let text = String::from_utf8_lossy(&campaign.stdout);
+    assert_eq!(campaign.status.code(), Some(0), "{text}");
+    assert!(text.contains("30 programs (shape 2x3x2, seed 5): 0 with a mismatch"), "{text}");
+
+    let dir = std::env::temp_dir().join(format!("wbcheck-c11-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = wbcheck(&["c11", "export", "--programs", "12", "--seed", "3", "--out", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 12);
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        wb_models::c11::herd::check_syntax(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", f.display()));
+        assert!(!text.contains("lock("), "{}: exports have no mutex", f.display());
+        assert!(text.contains("atomic_") && text.contains("locations ["), "{text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn c11_bad_input() {
+    for (args, bad) in [
+        (&["c11", "check", "T0: x.frob(1)"][..], "frob"),
+        (&["c11", "check", "T0: w.load()"][..], "w"),
+        (&["c11", "campaign", "--shape", "9x3x2"][..], "'9x3x2'"),
+        (&["c11", "export", "--shape", "3x3", "--out", "/tmp/unused"][..], "'3x3'"),
+        (&["c11", "campaign", "--programs", "0"][..], "'0'"),
+    ] {
+        let out = wbcheck(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error: ") && first.contains(bad), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}

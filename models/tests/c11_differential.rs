@@ -44,7 +44,15 @@ fn differential(shape: Shape, cases: u32, seed: u64) -> Result<(), String> {
     let cache: RefCell<HashMap<Program, Comparison>> = RefCell::new(HashMap::new());
     let mut failures = Vec::new();
     for kind in Mismatch::ALL {
-        let config = Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() };
+        // Shrinking is bounded: against a loom that fails, each step is a loom run.
+        let config = Config {
+            cases,
+            rng_seed: RngSeed::Fixed(seed),
+            failure_persistence: None,
+            max_shrink_iters: 1_000,
+            max_shrink_time: 300_000,
+            ..Config::default()
+        };
         let mut runner = TestRunner::new(config);
         let (ran, first) = (Cell::new(0u32), Cell::new(None));
         let result = runner.run(&vec(any::<u8>(), 0..160), |bytes| {

@@ -1,15 +1,27 @@
-//! The deep tier: every loom row of every scenario at the deep bound, against the catalogue's
-//! expectations (which wb-checks' `expectations.rs` holds equal to its own table). Opt-in:
-//! `RUSTFLAGS="--cfg loom" cargo test --release -p wb-models --test deep_loom [SCENARIO]`; hours
-//! in all (see docs/performance.md), so run one scenario at a time.
+//! The design card's loom run, `RUSTFLAGS="--cfg loom" cargo test --release`: every loom row of
+//! every scenario against the catalogue's expectations (which wb-checks' `expectations.rs` holds
+//! equal to its own table), at the tier `WBCHECK_LOOM_TIER` names: `scope` unless set (the whole
+//! command then takes about 10 minutes on a 2-core machine), `deep` for the deep bounds (hours in
+//! all, see docs/performance.md: run one scenario at a time,
+//! `WBCHECK_LOOM_TIER=deep RUSTFLAGS="--cfg loom" cargo test --release -p wb-models --test deep_loom SCENARIO`).
 #![cfg(loom)]
 
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::Checker;
 use wb_models::registry::find;
 
+/// The tier `WBCHECK_LOOM_TIER` names (default scope); a bad value fails every test with the
+/// valid ones.
+fn tier() -> Tier {
+    match std::env::var("WBCHECK_LOOM_TIER") {
+        Err(_) => Tier::Scope,
+        Ok(v) => Tier::from_name(v.trim())
+            .unwrap_or_else(|| panic!("invalid value '{v}' for WBCHECK_LOOM_TIER: expected quick, scope or deep")),
+    }
+}
+
 fn check(scenario: &str) {
-    let bounds = Bounds::from_env(Tier::Deep).expect("valid bounds");
+    let bounds = Bounds::from_env(tier()).expect("valid bounds");
     let s = find(scenario).unwrap();
     for rev in s.info().revisions {
         let o = s.run(rev.name, Checker::Loom, &bounds).unwrap();
