@@ -67,16 +67,19 @@ fn differential(shape: Shape, cases: u32, seed: u64) -> Result<(), String> {
             Err(TestCaseError::fail(c.to_string()))
         });
         let (ran, first) = (ran.get(), first.get().unwrap_or(0));
-        match result {
-            Ok(()) => {}
-            Err(TestError::Fail(shrunk, _)) => failures.push(format!(
+        let failure = match result {
+            Ok(()) => continue,
+            Err(TestError::Fail(shrunk, _)) => format!(
                 "{}: program {} of {cases} failed (shrunk in {} more runs); the shrunk program:\n{shrunk}",
                 kind.name(),
                 first,
                 ran - first
-            )),
-            Err(e) => failures.push(format!("{}: {e}", kind.name())),
-        }
+            ),
+            Err(e) => format!("{}: {e}", kind.name()),
+        };
+        // At once, for a long run watched with --nocapture.
+        eprintln!("{failure}");
+        failures.push(failure);
     }
     if failures.is_empty() {
         Ok(())

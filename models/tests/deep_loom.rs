@@ -1,8 +1,9 @@
 //! The design card's loom run, `RUSTFLAGS="--cfg loom" cargo test --release`: every loom row of
 //! every scenario against the catalogue's expectations (which wb-checks' `expectations.rs` holds
-//! equal to its own table), at the tier `WBCHECK_LOOM_TIER` names: `scope` unless set (the whole
-//! command then takes about 10 minutes on a 2-core machine), `deep` for the deep bounds (hours in
-//! all, see docs/performance.md: run one scenario at a time,
+//! equal to its own table), at the tier `WBCHECK_LOOM_TIER` names: `quick` unless set (so the
+//! whole command stays within minutes on a 2-core machine), `scope` (about half an hour of loom
+//! rows there) or `deep` for the deep bounds (hours in all, see docs/performance.md: run one
+//! scenario at a time,
 //! `WBCHECK_LOOM_TIER=deep RUSTFLAGS="--cfg loom" cargo test --release -p wb-models --test deep_loom SCENARIO`).
 #![cfg(loom)]
 
@@ -10,11 +11,11 @@ use wb_models::bounds::{Bounds, Tier};
 use wb_models::outcome::Checker;
 use wb_models::registry::find;
 
-/// The tier `WBCHECK_LOOM_TIER` names (default scope); a bad value fails every test with the
+/// The tier `WBCHECK_LOOM_TIER` names (default quick); a bad value fails every test with the
 /// valid ones.
 fn tier() -> Tier {
     match std::env::var("WBCHECK_LOOM_TIER") {
-        Err(_) => Tier::Scope,
+        Err(_) => Tier::Quick,
         Ok(v) => Tier::from_name(v.trim())
             .unwrap_or_else(|| panic!("invalid value '{v}' for WBCHECK_LOOM_TIER: expected quick, scope or deep")),
     }
