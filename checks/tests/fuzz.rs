@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use wb_checks::fuzz::{
-    c11_loom, campaign_properties, campaign_revision, oracle_accounting, oracle_dontcache, oracle_slots, sched_execution,
+    c11_loom, campaign_properties, campaign_revision, oracle_accounting, oracle_dontcache, oracle_slots,
+    sched_execution,
 };
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::ShuttleSchedule;

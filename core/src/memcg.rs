@@ -445,7 +445,6 @@ mod tests {
         }
     }
 
-
     /// `oldest-replaced`'s detector compares the victim with the *other* slots at the write: a
     /// refresh of the chosen victim between a v6 tracker's scan and its write leaves the other,
     /// idle slot older, and is reported. Slots [dev1 @1, dev2 @2]; at time 5 one tracker records

@@ -42,8 +42,8 @@ macro_rules! spelled_by_name {
 }
 
 pub mod bdev_slots;
-pub mod c11;
 pub mod bounds;
+pub mod c11;
 pub mod catalogue;
 pub mod dontcache_accounting;
 pub mod dontcache_kick;

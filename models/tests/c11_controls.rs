@@ -63,7 +63,9 @@ fn a_store_does_not_split_an_rmw() {
 /// release store of 1 and the data it published.
 #[test]
 fn modification_order_is_one_order() {
-    let c = exact("T0: y.store(1, rlx); x.store(1, rel)\nT1: x.swap(2, acq_rel); y.load(rlx)\nT2: x.load(rlx); x.load(rlx)");
+    let c = exact(
+        "T0: y.store(1, rlx); x.store(1, rel)\nT1: x.swap(2, acq_rel); y.load(rlx)\nT2: x.load(rlx); x.load(rlx)",
+    );
     let states = reached(&c);
     assert!(!states.iter().any(|s| s.starts_with("1:r0=1; 1:r1=0; 2:r0=1; 2:r1=2;")), "{c}");
     assert!(states.iter().any(|s| s.starts_with("1:r0=1; 1:r1=1; 2:r0=1; 2:r1=2;")), "{c}");

@@ -4,9 +4,9 @@
 pub mod differential;
 pub mod gen;
 pub mod herd;
-pub mod run;
 pub mod program;
 pub mod rc11;
+pub mod run;
 pub mod sc;
 
 pub use program::{Mo, Op, Outcome, Program};

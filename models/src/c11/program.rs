@@ -117,15 +117,42 @@ impl Mo {
 /// One operation. `loc` is 0..3 (`x`, `y`, `z`), `mutex` 0..2 (`m0`, `m1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
-    Load { loc: u8, mo: Mo },
-    Store { loc: u8, val: u64, mo: Mo },
-    Swap { loc: u8, val: u64, mo: Mo },
-    FetchAdd { loc: u8, val: u64, mo: Mo },
+    Load {
+        loc: u8,
+        mo: Mo,
+    },
+    Store {
+        loc: u8,
+        val: u64,
+        mo: Mo,
+    },
+    Swap {
+        loc: u8,
+        val: u64,
+        mo: Mo,
+    },
+    FetchAdd {
+        loc: u8,
+        val: u64,
+        mo: Mo,
+    },
     /// `compare_exchange(expected, new, success, failure)`.
-    Cas { loc: u8, expected: u64, new: u64, success: Mo, failure: Mo },
-    Fence { mo: Mo },
-    Lock { mutex: u8 },
-    Unlock { mutex: u8 },
+    Cas {
+        loc: u8,
+        expected: u64,
+        new: u64,
+        success: Mo,
+        failure: Mo,
+    },
+    Fence {
+        mo: Mo,
+    },
+    Lock {
+        mutex: u8,
+    },
+    Unlock {
+        mutex: u8,
+    },
 }
 
 impl Op {
@@ -421,9 +448,11 @@ fn parse_op(text: &str) -> Result<Op, String> {
             Ok(if callee == "lock" { Op::Lock { mutex } } else { Op::Unlock { mutex } })
         }
         _ => {
-            let (var, method) = callee.split_once('.').ok_or("expected `x.method(...)`, `fence`, `lock` or `unlock`")?;
-            let loc = ["x", "y", "z"].iter().position(|v| *v == var).ok_or_else(|| format!("`{var}` is not x, y or z"))?
-                as u8;
+            let (var, method) =
+                callee.split_once('.').ok_or("expected `x.method(...)`, `fence`, `lock` or `unlock`")?;
+            let loc =
+                ["x", "y", "z"].iter().position(|v| *v == var).ok_or_else(|| format!("`{var}` is not x, y or z"))?
+                    as u8;
             match method {
                 "load" => {
                     arity(1)?;
@@ -488,7 +517,8 @@ mod tests {
         let p = Program::parse(b).unwrap();
         assert!(p.t0_on_main);
         assert_eq!(p.to_string(), b);
-        let c = "T0: x.store(2, rel); fence(acq_rel); lock(m1); unlock(m1)\nT1: x.cas(0, 1, acq_rel, rlx); x.load(acq)\n";
+        let c =
+            "T0: x.store(2, rel); fence(acq_rel); lock(m1); unlock(m1)\nT1: x.cas(0, 1, acq_rel, rlx); x.load(acq)\n";
         assert_eq!(Program::parse(c).unwrap().to_string(), c);
     }
 
@@ -505,7 +535,10 @@ mod tests {
             ("T0: w.load()", "not x, y or z"),
             ("T0: x.cas(1, 2, acq)", "both orders"),
             ("T0: x.frob()", "not load"),
-            ("T0: x.store(1); x.store(1); x.store(1); x.store(1); x.store(1); x.store(1)\nT1: x.store(1)", "writes to x: at most 6"),
+            (
+                "T0: x.store(1); x.store(1); x.store(1); x.store(1); x.store(1); x.store(1)\nT1: x.store(1)",
+                "writes to x: at most 6",
+            ),
         ] {
             let err = Program::parse(text).unwrap_err();
             assert!(err.contains(why), "{text}: {err}");

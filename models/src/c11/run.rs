@@ -148,7 +148,9 @@ mod tests {
 
     #[test]
     fn mutex_sections_and_main_thread() {
-        let p = program("main: T0\nT0: lock(m0); x.fetch_add(1, rlx); unlock(m0)\nT1: lock(m0); x.fetch_add(1, rlx); unlock(m0)");
+        let p = program(
+            "main: T0\nT0: lock(m0); x.fetch_add(1, rlx); unlock(m0)\nT1: lock(m0); x.fetch_add(1, rlx); unlock(m0)",
+        );
         let reached = loom_outcomes(&p);
         assert_eq!(reached.outcomes, rc11::outcomes(&p));
         assert_eq!(shuttle_dfs_outcomes(&p).outcomes, sc::outcomes(&p));
