@@ -13,7 +13,7 @@
 //! Each row is checked by `compare`: loom with no preemption bound against the SC interpreter
 //! and the RC11 enumerator (models/src/c11), both written independently of loom.
 
-use wb_models::c11::differential::{compare, Comparison};
+use wb_models::c11::differential::{compare, Comparison, Mismatch};
 use wb_models::c11::program::Program;
 
 fn exact(text: &str) -> Comparison {
@@ -91,4 +91,18 @@ fn program_b_reaches_every_sc_state() {
     );
     let want = "0:r0=0; 0:r1=3; 0:r2=2; 1:r0=3; 1:r1=1; [x]=1;";
     assert!(reached(&c).contains(&want.to_string()), "{c}");
+}
+
+/// A known gap, found by the 200,000-program campaign (docs/c11.md): without a preemption bound
+/// the repaired loom misses one SC final state of 6 programs, each with a mutex section and an
+/// RMW by a thread outside it. This is the smallest; a preemption bound (whose DPOR adds
+/// conservative backtracking points) reaches the state. Fails when the gap is closed: then make
+/// it a control (`exact`) and say so in third_party/loom/PATCHED.md.
+#[test]
+fn canary_unbounded_loom_misses_an_sc_state_behind_a_mutex_section() {
+    let p = Program::parse("T0: lock(m0); x.load(rlx); unlock(m0)\nT1: lock(m0); x.fetch_add(3, rel); unlock(m0)\nT2: x.store(3); x.swap(1)").unwrap();
+    let c = compare(&p);
+    let missed: Vec<String> = c.witnesses(Mismatch::MissedSc).iter().map(ToString::to_string).collect();
+    assert_eq!(missed, ["0:r0=3; 1:r0=3; 2:r0=6; [x]=1;"], "{c}");
+    assert!(c.witnesses(Mismatch::Forbidden).is_empty(), "{c}");
 }

@@ -242,7 +242,7 @@ impl Execution {
             .iter()
             .filter(|(_, th)| th.is_runnable())
             .fold(0u8, |bits, (i, _)| bits | 1 << i.as_usize());
-        if runnable != 0 && runnable & !sleep_in == 0 && std::env::var("X_NOSKIP").is_err() {
+        if runnable != 0 && runnable & !sleep_in == 0 {
             self.path.skip_branch();
         }
 
@@ -270,7 +270,7 @@ impl Execution {
         // explored. Then whoever depends on the operation `next` runs wakes up.
         // (Sleep sets only in an unbounded search: the execution a sleeping thread's branch
         // explored in its place may need more preemptions than the bound allows.)
-        let bounded = self.path.is_bounded() || std::env::var("X_NOSLEEP").is_ok();
+        let bounded = self.path.is_bounded();
         for (id, th) in self.threads.iter() {
             let slept = &mut self.sleep[id.as_usize()];
             if !bounded && visited & (1 << id.as_usize()) != 0 && slept.is_none() {
