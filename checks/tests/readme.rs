@@ -39,7 +39,6 @@ fn scenario_headers_hold_their_verdict_tables() {
 fn litmus_readme_holds_the_exports_table() {
     let table = wb_models::litmus::readme_table();
     holds(&root().join("models/litmus/README.md"), "exports", &table);
-    holds(&root().join("README.md"), "litmus", &table);
 }
 
 /// The counterexample under "Reading a counterexample" (docs/counterexamples.md) is the tool's

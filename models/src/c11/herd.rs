@@ -273,6 +273,11 @@ const MEMORY_ORDERS: [&str; 6] = [
     "memory_order_consume",
 ];
 
+/// Whether herd7's C lexer reserves `word` (it cannot name a parameter or a register).
+pub fn is_c_reserved(word: &str) -> bool {
+    C_RESERVED.contains(&word)
+}
+
 /// Words lib/CLexer.mll's `tr_name` turns into tokens of their own (so they are no identifier).
 const C_RESERVED: &[&str] = &[
     "volatile",
@@ -897,11 +902,7 @@ fn parse_function(p: &mut Parser) -> Result<(), String> {
 /// A C name: a word lib/CLexer.mll's `tr_name` does not reserve and that is no `P<n>`.
 fn c_name(p: &mut Parser, what: &str) -> Result<String, String> {
     match p.peek().clone() {
-        Tok::Word(w)
-            if !C_RESERVED.contains(&w.as_str())
-                && !MEMORY_ORDERS.contains(&w.as_str())
-                && proc_number(&w).is_none() =>
-        {
+        Tok::Word(w) if !is_c_reserved(&w) && !MEMORY_ORDERS.contains(&w.as_str()) && proc_number(&w).is_none() => {
             p.next();
             Ok(w)
         }

@@ -10,13 +10,13 @@ pub fn exports() -> Vec<Litmus> {
 
 fn tracker(n: usize, dev: u8, locked: bool) -> Proc {
     let (r_at, params) =
-        (if n == 0 { "r0" } else { "r1" }, "int *key0, int *at0, int *key1, int *at1, spinlock_t *lock");
+        (if n == 0 { "r0" } else { "r1" }, "int *key0, int *at0, int *key1, int *at1, spinlock_t *table_lock");
     let regs: &'static [&'static str] = if n == 0 { &["int r0"] } else { &["int r1"] };
     let mut p = Proc::new(params, regs);
     if locked {
         p = p
             .line("", "no key matches: the seqlock read finds nothing")
-            .line("spin_lock(lock);", "(packed) the table lock");
+            .line("spin_lock(table_lock);", "(packed) the table lock");
     }
     p = p
         .line(format!("{r_at} = *at0;"), "scan: slot 0's time (plain)")
@@ -28,7 +28,7 @@ fn tracker(n: usize, dev: u8, locked: bool) -> Proc {
         .line("\t*at1 = 10;", "")
         .line("}", "");
     if locked {
-        p = p.line("spin_unlock(lock);", "");
+        p = p.line("spin_unlock(table_lock);", "");
     }
     p
 }

@@ -187,11 +187,11 @@ fn fold(rev: KickRevision) -> Option<Litmus> {
     if k.consume != Consume::ClearThenApproxRead {
         return None;
     }
-    let mut p0 = Proc::new("int *count, int *start, spinlock_t *lock", &["int r0", "int r1", "int r4"])
-        .line("spin_lock(lock);", "percpu_counter_add_batch: |slot + 1| >= batch")
+    let mut p0 = Proc::new("int *count, int *start, spinlock_t *fbc_lock", &["int r0", "int r1", "int r4"])
+        .line("spin_lock(fbc_lock);", "percpu_counter_add_batch: |slot + 1| >= batch")
         .line("r4 = *count;", "fbc->count += slot + amount")
         .line("*count = r4 + 1;", "")
-        .line("spin_unlock(lock);", "");
+        .line("spin_unlock(fbc_lock);", "");
     if k.writer_smp_mb {
         p0 = p0.line("smp_mb();", "__mark_inode_dirty");
     }

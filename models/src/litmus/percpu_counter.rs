@@ -13,12 +13,15 @@ pub fn exports() -> Vec<Litmus> {
 /// The fold of one CPU (`cpu`, its slot `slot`, registers `ra`, `rb`), with or without the lock.
 fn folder(cpu: usize, locked: bool) -> Proc {
     let (slot, ra, rb) = if cpu == 0 { ("slot0", "r2", "r3") } else { ("slot1", "r4", "r5") };
-    let params =
-        if cpu == 0 { "int *slot0, int *count, spinlock_t *lock" } else { "int *slot1, int *count, spinlock_t *lock" };
+    let params = if cpu == 0 {
+        "int *slot0, int *count, spinlock_t *fbc_lock"
+    } else {
+        "int *slot1, int *count, spinlock_t *fbc_lock"
+    };
     let regs: &'static [&'static str] = if cpu == 0 { &["int r2", "int r3"] } else { &["int r4", "int r5"] };
     let mut p = Proc::new(params, regs);
     p = if locked {
-        p.line("spin_lock(lock);", "raw_spin_lock_irqsave(&fbc->lock)")
+        p.line("spin_lock(fbc_lock);", "raw_spin_lock_irqsave(&fbc->lock)")
     } else {
         p.line("", "(mutant) no fbc->lock")
     };
@@ -28,7 +31,7 @@ fn folder(cpu: usize, locked: bool) -> Proc {
         .line(format!("*count = {rb} + {ra} + 5;"), "")
         .line(format!("atomic_sub({ra}, {slot});"), "__this_cpu_sub(*fbc->counters, count)");
     if locked {
-        p = p.line("spin_unlock(lock);", "raw_spin_unlock_irqrestore");
+        p = p.line("spin_unlock(fbc_lock);", "raw_spin_unlock_irqrestore");
     }
     p
 }
@@ -95,12 +98,12 @@ fn sum() -> Litmus {
     let p0 = Proc::new("int *slot0", &["int r0", "int r1"])
         .line("r0 = READ_ONCE(*slot0);", "count = this_cpu_read(*fbc->counters)")
         .line("r1 = cmpxchg_relaxed(slot0, r0, r0 + 1);", "this_cpu_try_cmpxchg: the add on cpu0");
-    let p1 = Proc::new("int *slot0, int *slot1, int *count, spinlock_t *lock", &["int r2", "int r3", "int r4"])
-        .line("spin_lock(lock);", "__percpu_counter_sum: raw_spin_lock_irqsave")
+    let p1 = Proc::new("int *slot0, int *slot1, int *count, spinlock_t *fbc_lock", &["int r2", "int r3", "int r4"])
+        .line("spin_lock(fbc_lock);", "__percpu_counter_sum: raw_spin_lock_irqsave")
         .line("r2 = *count;", "ret = fbc->count")
         .line("r3 = *slot0;", "ret += *pcount (plain)")
         .line("r4 = *slot1;", "")
-        .line("spin_unlock(lock);", "");
+        .line("spin_unlock(fbc_lock);", "");
     Litmus {
         scenario: NAME,
         revision: PercpuRevision::Kernel.name(),
