@@ -234,3 +234,44 @@ fn sc_fences_order_only_what_psc_orders() {
     });
     assert!(seen.contains(&(1, 1, 0)), "{:?}", seen);
 }
+
+/// DPOR orders what a mutex holder did inside its section before the next holder's accesses.
+/// Without that, the section's load of `x` looked racy to T1's `fetch_add`, and as the last
+/// such access it hid the real race (T2's `swap`) from the backtracking: T0's section never ran
+/// between T2's store and swap, and `(3, 3, 6, 1)` was never reached.
+#[test]
+fn a_mutex_section_happens_before_the_next_holder() {
+    let seen = outcomes(|| {
+        let x = atomics(1);
+        let m: &'static loom::sync::Mutex<()> = Box::leak(Box::new(loom::sync::Mutex::new(())));
+        let t0 = thread::spawn(move || {
+            let _g = m.lock().unwrap();
+            x[0].load(Relaxed)
+        });
+        let t1 = thread::spawn(move || {
+            let _g = m.lock().unwrap();
+            x[0].fetch_add(3, Release)
+        });
+        let t2 = thread::spawn(move || {
+            x[0].store(3, SeqCst);
+            x[0].swap(1, SeqCst)
+        });
+        let r = (t0.join().unwrap(), t1.join().unwrap(), t2.join().unwrap());
+        (r.0, r.1, r.2, x[0].load(Relaxed))
+    });
+    // RC11's (here also SC's) final states: T0's section before or after T1's, T2 anywhere.
+    let rc11 = BTreeSet::from([
+        (0, 0, 3, 1),
+        (0, 1, 3, 4),
+        (0, 3, 6, 1),
+        (1, 0, 3, 1),
+        (1, 1, 3, 4),
+        (1, 3, 6, 1),
+        (3, 0, 3, 1),
+        (3, 1, 3, 4),
+        (3, 3, 6, 1),
+        (4, 1, 3, 4),
+        (6, 3, 6, 1),
+    ]);
+    assert_eq!(seen, rc11);
+}

@@ -27,6 +27,11 @@ impl Access {
         }
     }
 
+    /// Order everything `version` has seen before this access's later dependents.
+    pub(crate) fn join(&mut self, version: &VersionVec) {
+        self.dpor_vv.join(version);
+    }
+
     /// Location in the path
     pub(crate) fn path_id(&self) -> usize {
         self.path_id

@@ -72,6 +72,13 @@ impl Mutex {
                 execution.threads.seq_cst();
             }
 
+            // DPOR: what the holder did inside the section happens before the next acquire.
+            // (Left out, an access in the section looks racy to the next holder, and as the
+            // last such access it hides the real race behind it from the backtracking.)
+            if let Some(access) = state.last_access.as_mut() {
+                access.join(&execution.threads.active().dpor_vv);
+            }
+
             let thread_id = execution.threads.active_id();
 
             for (id, thread) in execution.threads.iter_mut() {
