@@ -19,11 +19,11 @@
 
 use crate::differential::{CoreAccounting, CoreKick, CounterOp, CounterPair, SlotOp, SlotsPair};
 use crate::oracle::dontcache_accounting::{ref_revision, AccOp, RefAccounting};
-use crate::oracle::dontcache_kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
+use crate::oracle::dontcache_kick::{kick_knobs, KickOp, KickUniverse, RefKick, RefKnobs};
 use crate::render;
 use arbitrary::{Arbitrary, Unstructured};
 use wb_core::revision::SlotRevision;
-use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision, RescuerRevision};
+use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::{Replayed, ShuttleSchedule};
 use wb_models::outcome::Checker;
@@ -53,17 +53,14 @@ enum KickCall {
     Run { rescuer: bool },
 }
 
-/// The revisions `oracle_dontcache` compares: every dontcache-kick and kick-rescuer revision, with
-/// the reference's knobs and the core's protocol.
+/// The revisions `oracle_dontcache` compares: every dontcache-kick revision, with the
+/// reference's knobs and the core's protocol.
 fn kick_revisions() -> Vec<(String, RefKnobs, KickProtocol)> {
-    let kick = KickRevision::ALL.iter().map(|r| (format!("dontcache-kick {}", r.name()), kick_knobs(*r), r.knobs()));
-    let rescuer =
-        RescuerRevision::ALL.iter().map(|r| (format!("kick-rescuer {}", r.name()), rescuer_knobs(*r), r.knobs()));
-    kick.chain(rescuer).collect()
+    KickRevision::ALL.iter().map(|r| (format!("dontcache-kick {}", r.name()), kick_knobs(*r), r.knobs())).collect()
 }
 
 /// `oracle_dontcache`: the kick/consume protocol with dirty-inode tracking and writeback (every
-/// kick and rescuer revision) against the reference: two inodes, DONTCACHE folios of drawn sizes
+/// kick revision) against the reference: two inodes, DONTCACHE folios of drawn sizes
 /// (on both sides of the batch) and a plain one each, each inode clean or dirty at the start.
 pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
     const CPUS: usize = 2;

@@ -7,10 +7,10 @@ use proptest::prelude::*;
 use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMachineTest};
 use wb_checks::differential::{CoreAccounting, CoreKick, CorePin, CounterOp, CounterPair};
 use wb_checks::oracle::dontcache_accounting::{ref_revision, AccOp, RefAccounting};
-use wb_checks::oracle::dontcache_kick::{kick_knobs, rescuer_knobs, KickOp, KickUniverse, RefKick};
+use wb_checks::oracle::dontcache_kick::{kick_knobs, KickOp, KickUniverse, RefKick};
 use wb_checks::oracle::percpu_counter::RefPercpu;
 use wb_checks::oracle::wb_pin::{pin_revision, PinOp, RefPin};
-use wb_core::revision::{AccountingRevision, KickRevision, PinRevision, RescuerRevision};
+use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
 
 const CPUS: usize = 3;
 const BATCH: i32 = 4;
@@ -91,8 +91,14 @@ kick_machine!(
 kick_machine!(
     RefRequeue,
     CoreRequeue,
-    rescuer_knobs(RescuerRevision::from_name("v7-fix-rescuer-requeue").unwrap()),
-    RescuerRevision::V7FixRescuerRequeue.knobs()
+    kick_knobs(KickRevision::from_name("v7-fix-rescuer-requeue").unwrap()),
+    KickRevision::V7FixRescuerRequeue.knobs()
+);
+kick_machine!(
+    RefFixBoth,
+    CoreFixBoth,
+    kick_knobs(KickRevision::from_name("v7-fix-kick-requeue").unwrap()),
+    KickRevision::V7FixKickRequeue.knobs()
 );
 
 prop_state_machine! {
@@ -107,6 +113,8 @@ prop_state_machine! {
     fn v5_approx_read_core_matches_reference(sequential 1..60 => CoreApprox);
     #[test]
     fn v7_fix_rescuer_requeue_core_matches_reference(sequential 1..60 => CoreRequeue);
+    #[test]
+    fn v7_fix_kick_requeue_core_matches_reference(sequential 1..60 => CoreFixBoth);
 }
 
 /// percpu_counter alone, with negative amounts and every reader.

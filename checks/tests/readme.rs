@@ -41,23 +41,31 @@ fn litmus_readme_holds_the_exports_table() {
     holds(&root().join("models/litmus/README.md"), "exports", &table);
 }
 
-/// The counterexample under "Reading a counterexample" (docs/counterexamples.md) is the tool's
-/// real output, stale-read mark included: only the milliseconds may differ.
+/// The counterexamples under "Reading a counterexample" (docs/counterexamples.md) are the tool's
+/// real output, stale-read marks included: only the milliseconds may differ.
 #[test]
-fn documented_counterexample_is_the_real_output() {
-    let readme = include_str!("../../docs/counterexamples.md");
-    let intro = "`wbcheck run dontcache-kick --revision v7 --checker loom` prints (a real run):\n\n```text\n";
-    let start = readme.find(intro).expect("the counterexample example") + intro.len();
-    let pasted = &readme[start..start + readme[start..].find("```\n").expect("its end")];
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wbcheck"))
-        .args(["run", "dontcache-kick", "--revision", "v7", "--checker", "loom"])
-        .output()
-        .expect("wbcheck runs");
-    let real = String::from_utf8(out.stdout).unwrap();
+fn documented_counterexamples_are_the_real_output() {
+    let doc = include_str!("../../docs/counterexamples.md");
+    let pasted = |revision: &str| {
+        let intro = format!("--revision {revision} --checker loom` prints (a real run):\n\n```text\n");
+        let start = doc.find(&intro).unwrap_or_else(|| panic!("the {revision} example")) + intro.len();
+        doc[start..start + doc[start..].find("```\n").expect("its end")].to_owned()
+    };
     let without_millis = |s: &str| {
         let (head, rest) = s.split_once(" executions in ").expect("the row line");
         (head.to_owned(), rest.split_once('\n').expect("more than the row line").1.to_owned())
     };
-    assert_eq!(without_millis(pasted), without_millis(&real), "regenerate the example in docs/counterexamples.md");
-    assert!(pasted.contains("[stale: step "), "the example shows a stale read");
+    for revision in ["v7", "v5-late-clear"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_wbcheck"))
+            .args(["run", "dontcache-kick", "--revision", revision, "--checker", "loom"])
+            .output()
+            .expect("wbcheck runs");
+        let real = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            without_millis(&pasted(revision)),
+            without_millis(&real),
+            "regenerate the {revision} example in docs/counterexamples.md"
+        );
+    }
+    assert!(pasted("v5-late-clear").contains("[stale: step "), "the second example shows a stale read");
 }

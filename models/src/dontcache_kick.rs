@@ -14,7 +14,7 @@ use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::Revision;
-use wb_core::revision::{KickProtocol, KickRevision, RescuerRevision};
+use wb_core::revision::KickRevision;
 use wb_core::sync::{Atomic, Ordering, Platform};
 use wb_core::trace::Trace;
 use wb_core::wb::{Bdi, Wb, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
@@ -241,28 +241,14 @@ pub struct KickBounds {
     /// one makes the second add on a CPU take the locked fold).
     pub batch: i32,
     pub flusher: Flusher,
-}
-
-/// Which scenario a kick model belongs to: the kick revisions, or the rescuer ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KickVariant {
-    Kick(KickRevision),
-    Rescuer(RescuerRevision),
-}
-
-impl KickVariant {
-    pub fn protocol(self) -> KickProtocol {
-        match self {
-            KickVariant::Kick(r) => r.knobs(),
-            KickVariant::Rescuer(r) => r.knobs(),
-        }
-    }
+    /// loom: two DONTCACHE writers run on one CPU (the second add folds) as well as on two.
+    pub one_cpu_pairs: bool,
 }
 
 /// One scenario instance: a revision, the configurations it runs, and their size.
 #[derive(Debug, Clone)]
 pub struct KickModel {
-    pub variant: KickVariant,
+    pub revision: KickRevision,
     /// loom: exactly one (each configuration is a loom variant); shuttle: every configuration
     /// of the scope, one drawn per execution.
     pub setups: Arc<Vec<Setup>>,
@@ -291,7 +277,7 @@ impl Model for KickModel {
 
     fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
         let b = self.bounds;
-        let proto = self.variant.protocol();
+        let proto = self.revision.knobs();
         let setup = self.setup::<P>().clone();
         if self.setups.len() > 1 {
             trace.set_configuration(setup.label());
@@ -409,7 +395,11 @@ impl Model for KickModel {
         // migration: `folio_account_dirtied` adds with IRQs off under the i_pages xa_lock.
         let mut spread = base.clone();
         spread[dc[1]] = CpuPlan::Fixed(1);
-        vec![spread, base]
+        if self.bounds.one_cpu_pairs {
+            vec![spread, base]
+        } else {
+            vec![spread]
+        }
     }
 
     fn loom_variants(&self) -> Vec<Self> {
@@ -459,7 +449,7 @@ impl Model for KickModel {
         self.setups.len() as u64
     }
 
-    /// The whole scope at bound 1 (quick), 2 (scope), 3 (deep): see the header for the cost.
+    /// Bound 1 (quick, without two rescuer runs in a row: `kick_loom_scope`), 2 (scope), 3 (deep).
     fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
         Some(match tier {
             Tier::Quick => 1,
@@ -536,43 +526,67 @@ fn dirty_tracking<P: Platform>(wb: &Wb<P>, inodes: &[Arc<Inode<P>>]) -> Option<S
     (!wrong.is_empty()).then(|| wrong.join("; "))
 }
 
-/// The configurations loom runs for dontcache-kick: up to two threads, two worker runs.
+/// The kinds of worker the flusher's two loom runs are on: every mix (a run on bdi_wq's rescuer
+/// does not consume the kick; kernel: `wb_workfn`'s "don't hog it" branch).
+pub const FLUSHER_RUNS: [[RunOn; 2]; 4] = [
+    [RunOn::Worker, RunOn::Worker],
+    [RunOn::Rescuer, RunOn::Worker],
+    [RunOn::Worker, RunOn::Rescuer],
+    [RunOn::Rescuer, RunOn::Rescuer],
+];
+
+/// The declared loom scope: up to two threads of every role, every sharing and start state, and
+/// every mix of flusher runs.
 pub fn kick_scope() -> Vec<Setup> {
-    enumerate(2, &[vec![RunOn::Worker, RunOn::Worker]])
+    enumerate(2, &FLUSHER_RUNS.map(|r| r.to_vec()))
 }
 
-/// The configurations of kick-rescuer: DONTCACHE writers only, at least one rescuer run.
-pub fn rescuer_scope() -> Vec<Setup> {
-    let runs = [
-        vec![RunOn::Rescuer, RunOn::Worker],
-        vec![RunOn::Worker, RunOn::Rescuer],
-        vec![RunOn::Rescuer, RunOn::Rescuer],
-    ];
-    enumerate(2, &runs)
-        .into_iter()
-        .filter(|s| s.threads.iter().all(|t| t.role == Role::Dontcache) && s.dirty_at_start.iter().all(|d| !d))
-        .collect()
+/// The configurations loom runs in `tier`: the whole scope in the scope and deep tiers; in the
+/// quick tier, those with at most one run on the rescuer (two rescuer runs in a row are 42% of
+/// the scope's executions at bound 1: each writes back every dirty inode; the header's "Cost").
+pub fn kick_loom_scope(tier: Tier) -> Vec<Setup> {
+    let mut scope = kick_scope();
+    if tier == Tier::Quick {
+        scope.retain(|s| s.runs.iter().filter(|r| **r == RunOn::Rescuer).count() < 2);
+    }
+    scope
 }
 
 /// The bounds of dontcache-kick per checker. loom: the whole scope (see the header). shuttle:
-/// up to three threads with one operation each, a worker flusher, configurations drawn. (With two
-/// operations each, uniformly random schedules met the `__mark_inode_dirty` window in only half
-/// the seeds at 10,000 executions; with one, every seed of 1 to 10 met it within 800.)
-pub fn kick_bounds(checker: Checker, rescuer: bool) -> KickBounds {
+/// up to three threads with one operation each, a worker flusher whose every run is on the
+/// rescuer with probability 1/2, configurations drawn. (With two operations each, uniformly
+/// random schedules met the `__mark_inode_dirty` window in only half the seeds at 10,000
+/// executions; with one, every seed of 1 to 10 met it within 800.)
+pub fn kick_bounds(checker: Checker, tier: Tier) -> KickBounds {
     match checker {
-        Checker::Loom => KickBounds { max_threads: 2, ops: 1, nr_cpus: 2, batch: 2, flusher: Flusher::Passes },
-        _ => KickBounds { max_threads: 3, ops: 1, nr_cpus: 2, batch: 4, flusher: Flusher::Worker { rescuer } },
+        Checker::Loom => KickBounds {
+            max_threads: 2,
+            ops: 1,
+            nr_cpus: 2,
+            batch: 2,
+            flusher: Flusher::Passes,
+            one_cpu_pairs: tier != Tier::Quick,
+        },
+        _ => KickBounds {
+            max_threads: 3,
+            ops: 1,
+            nr_cpus: 2,
+            batch: 4,
+            flusher: Flusher::Worker { rescuer: true },
+            one_cpu_pairs: true,
+        },
     }
 }
 
-/// The shuttle scope: up to three threads (their configurations drawn per execution).
+/// The shuttle scope: up to three threads (their configurations drawn per execution; the kind of
+/// each flusher run is drawn by the worker).
 pub fn shuttle_kick_scope() -> Vec<Setup> {
     enumerate(3, &[vec![RunOn::Worker, RunOn::Worker]])
 }
 
-pub fn kick_model(revision: KickRevision, checker: Checker, _tier: Tier) -> KickModel {
-    let setups = if checker == Checker::Loom { kick_scope() } else { shuttle_kick_scope() };
-    KickModel { variant: KickVariant::Kick(revision), setups: Arc::new(setups), bounds: kick_bounds(checker, false) }
+pub fn kick_model(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
+    let setups = if checker == Checker::Loom { kick_loom_scope(tier) } else { shuttle_kick_scope() };
+    KickModel { revision, setups: Arc::new(setups), bounds: kick_bounds(checker, tier) }
 }
 
 /// The declared scope of dontcache-kick.
@@ -596,15 +610,15 @@ pub fn kick_scope_decl() -> ScopeDecl {
             },
             RoleDecl {
                 name: "flusher",
-                runs: "wb_workfn: process_one_work, wb_check_start_dontcache (test_and_clear_bit, wb_stat_sum, wb_writeback of the wb's inodes: do_writepages, __writeback_single_inode, requeue_inode, list depopulation)",
-                callers: "bdi_wq's work item wb->dwork: queued by wb_wakeup or by the timer (wb_wakeup_delayed); exactly one per wb, never two at once",
+                runs: "wb_workfn on a normal kworker (process_one_work, wb_do_writeback -> wb_check_start_dontcache: test_and_clear_bit, wb_stat_sum, wb_writeback of the wb's inodes: do_writepages, __writeback_single_inode, requeue_inode, list depopulation) or on bdi_wq's rescuer (writeback_inodes_wb(wb, 1024, WB_REASON_FORKER_THREAD), the kick untouched), then the end of wb_workfn (re-queue for queued work [fix: or a pending kick], else wb_wakeup_delayed)",
+                callers: "bdi_wq's work item wb->dwork: queued by wb_wakeup or by the timer (wb_wakeup_delayed); exactly one per wb, never two at once; bdi_wq is WQ_MEM_RECLAIM, so its rescuer runs pending items when the pool cannot create workers (memory pressure: send_mayday)",
             },
         ],
-        counts: "one flusher; loom: 1 or 2 other threads, one operation each, at least one dontcache-writer; shuttle: 1 to 3 other threads, one operation each",
+        counts: "one flusher with two runs; loom: 1 or 2 other threads, one operation each, at least one dontcache-writer, the two runs each on a worker or on the rescuer (4 mixes); shuttle: 1 to 3 other threads, one operation each, a worker flusher each of whose runs is on the rescuer with probability 1/2",
         sharing: "one bdi, its root wb; threads on one inode or on different ones (every partition); dontcache-writers on one inode may write one folio or different ones; a buffered-writer's folio is its own",
         initial: "each inode clean, or dirty (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on b_dirty); WB_has_dirty_io set exactly when an inode is dirty; WB_start_dontcache clear with nothing queued (a set bit with its run queued is the state a finished dontcache-writer leaves, which the configurations with one more writer reach)",
-        excluded: "the flusher on the workqueue's rescuer (scenario kick-rescuer); cgroup wb switches (scenario wb-pin); a buffered write into a DONTCACHE folio (the lookup that clears PG_dropbehind: scenario dontcache-accounting); lazytime (I_DIRTY_TIME) and other tasks holding I_SYNC",
-        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run), CPU placements: one for a single dontcache-writer, two for two (one CPU, two CPUs; no migration: the add runs with IRQs off under the i_pages lock); preemption bound 1 (quick), 2 (scope), 3 (deep). shuttle: the shuttle scope (up to three threads, one operation each, 141 configurations) drawn per execution, CPUs drawn, batch 4, a worker flusher; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls over the loom scope, one operation per thread (quick) or two (scope, deep), three flusher runs",
+        excluded: "cgroup wb switches (scenario wb-pin); a buffered write into a DONTCACHE folio (the lookup that clears PG_dropbehind: scenario dontcache-accounting); a rescuer run that finds the wb unregistered (it takes the normal path: wb-pin's release flush); lazytime (I_DIRTY_TIME) and other tasks holding I_SYNC",
+        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run, each on a worker or on the rescuer), CPU placements: one for a single dontcache-writer, two for two (one CPU, two CPUs; no migration: the add runs with IRQs off under the i_pages lock); preemption bound 1 (quick: the 63 configurations with at most one rescuer run, two dontcache-writers on two CPUs only), 2 (scope: all 84, every placement), 3 (deep: the same) shuttle: the shuttle scope (up to three threads, one operation each, 141 configurations) drawn per execution, CPUs drawn, batch 4, a worker flusher drawing worker or rescuer per run; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls over the loom scope, one operation per thread (quick) or two (scope, deep), three flusher runs (a worker run, then the configuration's two)",
         configurations: kick_scope().iter().map(Setup::label).collect(),
     }
 }

@@ -50,7 +50,6 @@ pub mod dontcache_kick;
 pub mod folio_dirty_accounting;
 pub mod foreign_policy;
 pub mod harness;
-pub mod kick_rescuer;
 pub mod litmus;
 pub mod outcome;
 pub mod panic;

@@ -6,7 +6,6 @@ use crate::scenario::Scenario;
 pub fn scenarios() -> Vec<&'static dyn Scenario> {
     vec![
         &crate::dontcache_kick::DontcacheKick,
-        &crate::kick_rescuer::KickRescuer,
         &crate::wb_pin::WbPin,
         &crate::dontcache_accounting::DontcacheAccounting,
         &crate::percpu_counter::PercpuCounterScenario,

@@ -260,7 +260,7 @@ pub fn scope_decl() -> ScopeDecl {
     ScopeDecl {
         roles: vec![
             role("writer", "filemap_dirty_folio (a DONTCACHE folio), then filemap_dontcache_kick_writeback with the revision's pinning", "generic_perform_write with IOCB_DONTCACHE, then generic_write_sync"),
-            role("switcher", "inode_switch_wbs, then its work (synchronize_rcu, inode_do_switch_wbs, wb_wakeup, puts)", "cgroup writeback's foreign-owner switch (wbc_detach_inode), cleanup_offline_cgwb"),
+            role("switcher", "inode_switch_wbs, then its work (synchronize_rcu, inode_do_switch_wbs, wb_wakeup, puts)", "cgroup writeback's foreign-owner switch (wbc_detach_inode); cleanup_offline_cgwb (memcg offline), which switches only inodes on b_attached or b_dirty_time: clean, or dirty only in timestamps, when the switch is prepared"),
             role("kworker", "queued runs of wb1's and wb2's wb_workfn (consume, writeback of the inode)", "bdi_wq's kworkers"),
         ],
         counts: "loom: one writer with one operation, the switcher, the kworker with one pass over both wbs (quick) or two (scope, deep); shuttle: two writers with two operations each, the kworker running until nothing is queued",

@@ -42,7 +42,6 @@ macro_rules! deep {
 
 deep! {
     dontcache_kick: "dontcache-kick";
-    kick_rescuer: "kick-rescuer";
     wb_pin: "wb-pin";
     dontcache_accounting: "dontcache-accounting";
     percpu_counter: "percpu-counter";

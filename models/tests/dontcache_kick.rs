@@ -35,14 +35,29 @@ fn lost_wakeup(revision: &str, checker: Checker, names: &[&str]) -> Outcome {
     o
 }
 
-/// v7: the kick skipped in the window of `__mark_inode_dirty` where another task has set the
-/// inode's dirty bits but not yet put it on `b_dirty` (WB_has_dirty_io still clear).
+/// v7 with only the rescuer fixed: the kick skipped in the window of `__mark_inode_dirty` where
+/// another task has set the inode's dirty bits but not yet put it on `b_dirty` (WB_has_dirty_io
+/// still clear).
 #[test]
-fn v7_skips_the_kick_in_the_dirty_io_window() {
-    let o = lost_wakeup("v7", Checker::Loom, &["__mark_inode_dirty"]);
+fn the_guard_skips_the_kick_in_the_dirty_io_window() {
+    let o = lost_wakeup("v7-fix-rescuer-requeue", Checker::Loom, &["__mark_inode_dirty"]);
     let cx = o.counterexample(LOST_WAKEUP).unwrap();
     assert!(cx.steps.iter().any(|s| s.detail.contains("wb_has_dirty_io = 0 -> no kick")), "{cx:#?}");
-    lost_wakeup("v7", Checker::ShuttlePct, &["__mark_inode_dirty"]);
+    lost_wakeup("v7-fix-rescuer-requeue", Checker::ShuttlePct, &["__mark_inode_dirty"]);
+}
+
+/// v7 with only the kick fixed: a flusher run on bdi_wq's rescuer writes back without consuming
+/// the kick, and a later kick finds the bit set; `wb_workfn`'s end does not queue the run the set
+/// bit waits for.
+#[test]
+fn the_rescuer_absorbs_the_kick_without_the_requeue() {
+    for revision in ["v7-fix-kick", "v7-fix-kick-posted"] {
+        let o = lost_wakeup(revision, Checker::Loom, &["wb_workfn"]);
+        let cx = o.counterexample(LOST_WAKEUP).unwrap();
+        assert!(cx.configuration.contains("rescuer"), "{revision}: {}", cx.configuration);
+        assert!(cx.steps.iter().any(|s| s.detail.contains("WB_start_dontcache untouched")), "{revision}: {cx:#?}");
+        assert!(cx.steps.iter().any(|s| s.detail.contains("(WB_start_dontcache) = 1 -> skip")), "{revision}: {cx:#?}");
+    }
 }
 
 /// v5-late-clear: the writer's test falls between the flusher's sum and its clear (shuttle's
@@ -58,7 +73,7 @@ fn v5_late_clear_loses_the_kick_to_the_late_clear() {
 #[test]
 fn posted_kick_without_the_barrier_is_store_buffering() {
     let o = lost_wakeup(
-        "v7-fix-kick-posted-no-mb",
+        "v7-fix-kick-posted-requeue-no-mb",
         Checker::Loom,
         &["__mark_inode_dirty", "percpu_counter_add_batch", "wb_check_start_dontcache"],
     );
@@ -66,12 +81,12 @@ fn posted_kick_without_the_barrier_is_store_buffering() {
     assert!(cx.steps.iter().any(|s| s.detail.contains("test_bit(WB_start_dontcache) = 1 -> skip")), "{cx:#?}");
 }
 
-/// The fix passes under loom, `dirty-tracking` included: an `__mark_inode_dirty(I_DIRTY_SYNC)`
+/// The complete fix passes under loom, `dirty-tracking` included: an `__mark_inode_dirty(I_DIRTY_SYNC)`
 /// that lands while the flusher writes the inode leaves it to `requeue_inode`, which must keep it
 /// on the lists (an inode taken off them with I_DIRTY_SYNC set is never written back).
 #[test]
-fn v7_fix_kick_passes_with_a_dirtier_inside_writeback() {
-    let o = run("v7-fix-kick", Checker::Loom);
+fn v7_fix_kick_requeue_passes_with_a_dirtier_inside_writeback() {
+    let o = run("v7-fix-kick-requeue", Checker::Loom);
     assert!(o.violated().is_empty(), "{o:#?}");
 }
 
@@ -80,8 +95,12 @@ fn the_scope_holds_every_configuration_once() {
     use wb_models::dontcache_kick::{kick_scope, shuttle_kick_scope, Role};
     let scope = kick_scope();
     // Hand count: D alone (2 initial states); D+D on one folio (2), one inode two folios (2), two
-    // inodes (3: clean/clean, one dirty, both); D+B and D+I on one inode (2 each) or two (4 each).
-    assert_eq!(scope.len(), 21);
+    // inodes (3: clean/clean, one dirty, both); D+B and D+I on one inode (2 each) or two (4 each):
+    // 21 thread setups, each with the 4 mixes of worker and rescuer runs.
+    assert_eq!(scope.len(), 21 * 4);
+    for runs in wb_models::dontcache_kick::FLUSHER_RUNS {
+        assert_eq!(scope.iter().filter(|s| s.runs == runs).count(), 21);
+    }
     let labels: BTreeSet<String> = scope.iter().map(|s| s.label()).collect();
     assert_eq!(labels.len(), scope.len(), "two configurations are renamings of each other");
     for roles in [[Role::Dontcache, Role::Buffered], [Role::Dontcache, Role::InodeDirtier]] {
@@ -93,17 +112,29 @@ fn the_scope_holds_every_configuration_once() {
     assert!(shuttle_kick_scope().len() > scope.len());
 }
 
+/// The scope and deep tiers run every configuration and both placements of two DONTCACHE
+/// writers (one CPU: the second add folds; two CPUs); the quick tier leaves out two rescuer runs
+/// in a row and the one-CPU placement (docs: the header's "Cost").
 #[test]
-fn loom_placements_cover_one_cpu_and_two() {
+fn loom_tiers_cover_the_scope_as_declared() {
     use wb_core::ctx::CpuPlan;
-    let model = DontcacheKick::model_for(wb_core::revision::KickRevision::V7, Checker::Loom, Tier::Quick);
-    for variant in model.loom_variants() {
-        let setup = &variant.setups[0];
-        let adders = setup.threads.iter().filter(|t| t.role == wb_models::dontcache_kick::Role::Dontcache).count();
-        let placements = variant.loom_placements();
-        assert_eq!(placements.len(), if adders == 2 { 2 } else { 1 }, "{}", setup.label());
-        if adders == 2 {
-            assert!(placements.iter().any(|p| p.contains(&CpuPlan::Fixed(1))));
+    use wb_core::dontcache::RunOn;
+    use wb_models::dontcache_kick::{kick_scope, Role};
+    for tier in [Tier::Quick, Tier::Scope, Tier::Deep] {
+        let model = DontcacheKick::model_for(wb_core::revision::KickRevision::V7, Checker::Loom, tier);
+        let expected = if tier == Tier::Quick { 21 * 3 } else { kick_scope().len() };
+        assert_eq!(model.loom_variants().len(), expected, "{tier:?}");
+        for variant in model.loom_variants() {
+            let setup = &variant.setups[0];
+            let rescuer_runs = setup.runs.iter().filter(|r| **r == RunOn::Rescuer).count();
+            assert!(tier != Tier::Quick || rescuer_runs < 2, "{}", setup.label());
+            let adders = setup.threads.iter().filter(|t| t.role == Role::Dontcache).count();
+            let placements = variant.loom_placements();
+            let both = adders == 2 && tier != Tier::Quick;
+            assert_eq!(placements.len(), if both { 2 } else { 1 }, "{tier:?} {}", setup.label());
+            if adders == 2 {
+                assert!(placements[0].contains(&CpuPlan::Fixed(1)), "two CPUs first: {}", setup.label());
+            }
         }
     }
 }

@@ -69,7 +69,7 @@ fn the_required_exports_exist() {
         "bdev-slots+packed",
         "dontcache-kick+v7+guard",
         "dontcache-kick+v5-approx-read+fold",
-        "kick-rescuer+v7",
+        "dontcache-kick+v7+rescuer",
     ] {
         assert!(have.contains(name), "no export {name}");
     }
@@ -97,12 +97,12 @@ fn results_state_the_predictions() {
         ("dontcache-kick+v5-approx-read+fold", "Never DATARACE"),
         ("dontcache-kick+v7-fix-kick", "Never"),
         ("dontcache-kick+v7-fix-kick-posted", "Never"),
-        ("dontcache-kick+v7-fix-kick-posted-no-mb", "Sometimes"),
-        ("dontcache-kick+v7-fix-kick-no-mb", "Never"),
+        ("dontcache-kick+v7-fix-kick-posted-requeue-no-mb", "Sometimes"),
+        ("dontcache-kick+v7-fix-kick-requeue-no-mb", "Never"),
         ("dontcache-kick+v7+guard", "Sometimes"),
         ("dontcache-kick+v7-posted+guard", "Sometimes"),
-        ("kick-rescuer+v7", "Always"),
-        ("kick-rescuer+v7-fix-rescuer-requeue", "Never"),
+        ("dontcache-kick+v7+rescuer", "Always"),
+        ("dontcache-kick+v7-fix-kick-requeue+rescuer", "Never"),
         ("wb-pin+v7", "Never"),
         ("wb-pin+v6-unpinned", "Sometimes"),
         ("wb-pin+v5-wakeup-in-section", "Never"),

@@ -5,14 +5,13 @@
 use super::percpu_counter::RefPercpu;
 use super::{placements, Oracle, Program};
 use crate::differential::CoreKick;
-use std::marker::PhantomData;
-use wb_core::revision::{KickProtocol, Revision};
 use wb_core::trace::Step;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
 use wb_models::dontcache_kick::{self, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
 
-use wb_core::revision::{KickRevision, RescuerRevision};
+use wb_core::dontcache::RunOn;
+use wb_core::revision::KickRevision;
 pub use wb_models::dontcache_kick::NAME;
 
 /// What a revision does, in this model's own terms (not wb-core's knobs).
@@ -38,23 +37,18 @@ pub enum Budget {
 
 const V7_KNOBS: RefKnobs = RefKnobs { budget: Budget::Sum, dirty_io_guard: true, requeue_pending_kick: false };
 
-/// The knobs of a dontcache-kick revision.
+/// The knobs of a dontcache-kick revision (written out here, not derived from wb-core's).
 pub fn kick_knobs(revision: KickRevision) -> RefKnobs {
     use KickRevision::*;
+    let fix = RefKnobs { dirty_io_guard: false, ..V7_KNOBS };
     match revision {
         V7 | V7Posted | V7PostedNoMb | V7NoMb | V5LateClear => V7_KNOBS,
         V5ApproxRead => RefKnobs { budget: Budget::Read, ..V7_KNOBS },
-        V7FixKick | V7FixKickPosted | V7FixKickPostedNoMb | V7FixKickNoMb => {
-            RefKnobs { dirty_io_guard: false, ..V7_KNOBS }
+        V7FixKick | V7FixKickPosted => fix,
+        V7FixRescuerRequeue => RefKnobs { requeue_pending_kick: true, ..V7_KNOBS },
+        V7FixKickRequeue | V7FixKickPostedRequeue | V7FixKickPostedRequeueNoMb | V7FixKickRequeueNoMb => {
+            RefKnobs { requeue_pending_kick: true, ..fix }
         }
-    }
-}
-
-/// The knobs of a kick-rescuer revision.
-pub fn rescuer_knobs(revision: RescuerRevision) -> RefKnobs {
-    match revision {
-        RescuerRevision::V7 => V7_KNOBS,
-        RescuerRevision::V7FixRescuerRequeue => RefKnobs { requeue_pending_kick: true, ..V7_KNOBS },
     }
 }
 
@@ -304,9 +298,9 @@ impl RefKick {
     }
 }
 
-/// The size of the `dontcache-kick` and `kick-rescuer` oracle runs: every configuration of the
-/// scenario's loom scope, each thread running `ops` operations, the flusher three worker runs
-/// (kick-rescuer: the configuration's runs, so a rescuer run can be the last), every CPU for each
+/// The size of the `dontcache-kick` oracle runs: every configuration of the scenario's loom scope,
+/// each thread running `ops` operations, the flusher three runs (a worker run, then the
+/// configuration's two, each on a worker or on the rescuer), every CPU for each
 /// DONTCACHE writer. The batch is the kernel's WB_STAT_BATCH for 2 CPUs (16): with one-page folios
 /// no add reaches the fold; the proptest comparison (checks/tests) draws folio sizes beyond the
 /// batch and covers it.
@@ -338,36 +332,16 @@ pub fn kick_universe(setup: &Setup) -> KickUniverse {
     }
 }
 
-/// A kick scenario's revisions as the oracle needs them: its own knobs, the scope, and the kind
-/// of each flusher run.
-pub trait KickScope: Revision<Knobs = KickProtocol> {
-    fn ref_knobs(self) -> RefKnobs;
-    fn setups() -> Vec<Setup>;
-    /// Whether each of the flusher's runs is on the rescuer.
-    fn rescuer_runs(setup: &Setup, cfg: &KickOracleConfig) -> Vec<bool>;
+/// The flusher's runs in an oracle program, each on the rescuer or not: a worker run, then the
+/// configuration's two (so a rescuer run can be the last).
+fn rescuer_runs(setup: &Setup, cfg: &KickOracleConfig) -> Vec<bool> {
+    let runs: Vec<bool> = setup.runs.iter().map(|r| *r == RunOn::Rescuer).collect();
+    std::iter::repeat_n(false, cfg.flusher_runs.saturating_sub(runs.len())).chain(runs).collect()
 }
 
-impl KickScope for KickRevision {
-    fn ref_knobs(self) -> RefKnobs {
-        kick_knobs(self)
-    }
-    fn setups() -> Vec<Setup> {
-        dontcache_kick::kick_scope()
-    }
-    fn rescuer_runs(_: &Setup, cfg: &KickOracleConfig) -> Vec<bool> {
-        vec![false; cfg.flusher_runs]
-    }
-}
-
-/// The oracle of `dontcache-kick` (`KickOracle<KickRevision>`) and `kick-rescuer`
-/// (`KickOracle<RescuerRevision>`).
-pub struct KickOracle<R>(PhantomData<R>);
-
-impl<R> Default for KickOracle<R> {
-    fn default() -> Self {
-        KickOracle(PhantomData)
-    }
-}
+/// The oracle of `dontcache-kick`.
+#[derive(Default)]
+pub struct KickOracle;
 
 /// One program's objects: the scope's configuration and the universe built from it.
 pub struct KickProgram {
@@ -376,8 +350,8 @@ pub struct KickProgram {
     pub cfg: KickOracleConfig,
 }
 
-impl<R: KickScope> Oracle for KickOracle<R> {
-    type Revision = R;
+impl Oracle for KickOracle {
+    type Revision = KickRevision;
     type Op = KickOp;
     type Setup = KickProgram;
     /// The model and the last call's result.
@@ -387,7 +361,7 @@ impl<R: KickScope> Oracle for KickOracle<R> {
     fn programs(&self, tier: Tier) -> Vec<Program<KickOp, KickProgram>> {
         let cfg = KickOracleConfig::for_tier(tier);
         let mut programs = Vec::new();
-        for setup in R::setups() {
+        for setup in dontcache_kick::kick_scope() {
             let dc: Vec<usize> =
                 (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
             for cpus in placements(dc.len(), cfg.nr_cpus) {
@@ -407,7 +381,7 @@ impl<R: KickScope> Oracle for KickOracle<R> {
                     })
                     .collect();
                 threads
-                    .push(R::rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
+                    .push(rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
                 let placement =
                     dc.iter().zip(&cpus).map(|(k, c)| format!("thread{k} cpu{c}")).collect::<Vec<_>>().join(", ");
                 programs.push(Program {
@@ -425,7 +399,7 @@ impl<R: KickScope> Oracle for KickOracle<R> {
     fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
         let cfg = KickOracleConfig::for_tier(tier);
         vec![
-            ("max_threads".into(), R::setups().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64),
+            ("max_threads".into(), dontcache_kick::kick_scope().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64),
             ("ops_per_thread".into(), cfg.ops as u64),
             ("flusher_runs".into(), cfg.flusher_runs as u64),
             ("cpus".into(), cfg.nr_cpus as u64),
@@ -433,11 +407,11 @@ impl<R: KickScope> Oracle for KickOracle<R> {
         ]
     }
 
-    fn reference(&self, rev: R, p: &KickProgram) -> Self::Reference {
-        (RefKick::new(&p.universe, p.cfg.nr_cpus, i64::from(p.cfg.batch), rev.ref_knobs()), None)
+    fn reference(&self, rev: KickRevision, p: &KickProgram) -> Self::Reference {
+        (RefKick::new(&p.universe, p.cfg.nr_cpus, i64::from(p.cfg.batch), kick_knobs(rev)), None)
     }
 
-    fn core(&self, rev: R, p: &KickProgram) -> Self::Core {
+    fn core(&self, rev: KickRevision, p: &KickProgram) -> Self::Core {
         (CoreKick::new(rev.knobs(), &p.universe, p.cfg.nr_cpus, p.cfg.batch), None)
     }
 
@@ -567,7 +541,7 @@ mod tests {
                 &one_inode(&[(true, 1), (true, 1)]),
                 2,
                 4,
-                rescuer_knobs(RescuerRevision::from_name(revision).unwrap()),
+                kick_knobs(KickRevision::from_name(revision).unwrap()),
             );
             m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
             m.apply(KickOp::Kick { inode: 0 });

@@ -15,13 +15,12 @@ pub mod dontcache_accounting;
 pub mod dontcache_kick;
 pub mod folio_dirty_accounting;
 pub mod foreign_policy;
-pub mod kick_rescuer;
 pub mod per_block_charge;
 pub mod percpu_counter;
 pub mod wb_pin;
 
 use std::time::Instant;
-use wb_core::revision::{KickRevision, Revision};
+use wb_core::revision::Revision;
 use wb_core::trace::Step;
 use wb_models::bounds::Tier;
 use wb_models::outcome::{Counterexample, Outcome};
@@ -150,8 +149,7 @@ pub fn drive<O: Oracle>(oracle: &O, revision: &str, tier: Tier) -> Result<Outcom
 pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String> {
     type Run = fn(&str, Tier) -> Result<Outcome, String>;
     const ORACLES: &[(&str, Run)] = &[
-        (dontcache_kick::NAME, |r, t| drive(&dontcache_kick::KickOracle::<KickRevision>::default(), r, t)),
-        (kick_rescuer::NAME, |r, t| drive(&kick_rescuer::RescuerOracle::default(), r, t)),
+        (dontcache_kick::NAME, |r, t| drive(&dontcache_kick::KickOracle, r, t)),
         (wb_pin::NAME, |r, t| drive(&wb_pin::PinOracle, r, t)),
         (dontcache_accounting::NAME, |r, t| drive(&dontcache_accounting::AccountingOracle, r, t)),
         (percpu_counter::NAME, |r, t| drive(&percpu_counter::PercpuOracle, r, t)),

@@ -20,7 +20,6 @@ mod foreign;
 mod kick;
 mod percpu;
 mod pin;
-mod rescuer;
 mod slots;
 
 pub use accounting::*;
@@ -30,7 +29,6 @@ pub use foreign::*;
 pub use kick::*;
 pub use percpu::*;
 pub use pin::*;
-pub use rescuer::*;
 pub use slots::*;
 
 /// An expected pass, for the catalogue tables.

@@ -10,7 +10,7 @@
 
 use super::{execute_and_record, is_stop, lock, Collector, LoomRun, Model, Replayed, Stop, StopExploring};
 use crate::bounds::{Bounds, Tier};
-use crate::outcome::{Outcome, CHECKER_ERROR};
+use crate::outcome::{FirstFound, Outcome, CHECKER_ERROR};
 use crate::panic::{payload_message, Capture};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,26 +20,69 @@ use wb_core::ctx::CpuPlan;
 use wb_core::sync::Loom;
 use wb_core::trace::Trace;
 
-/// Explore every execution of `model` within the loom bounds, for each placement; then, for each
-/// violated property, find the smallest preemption bound at which it appears (loom at bounds
-/// 0, 1, 2, ... below the configured one) and report that bound's counterexample. A run whose
-/// time or permutation limit cut it short reports `bounded` (loom itself returns as if the search
-/// had finished).
+/// Explore every execution of `model` within the loom bounds, for each placement, reporting for
+/// each violated property the counterexample at the smallest preemption bound at which it appears.
+/// With a bound, by iterative deepening: a ranked search in full at bounds 0, 1, ... up to the
+/// configured one, stopping early only once every property is violated (a verdict is exact only
+/// after the configured bound's whole search otherwise), so the configured bound's search is both
+/// the verdict and the ranking. Without a bound: the unbounded search, then the bounded ones
+/// below it for the properties it found. A run whose time or permutation limit cut it short
+/// reports `bounded` (loom itself returns as if the search had finished).
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let start = Instant::now();
-    let mut outcome = explore(model, bounds, false);
-    minimise_preemptions(model, bounds, &mut outcome);
+    let mut outcome = match bounds.loom_preemptions {
+        Some(max) => deepen(model, bounds, max, start),
+        None => {
+            let (mut outcome, _) = explore(model, bounds, true, model.loom_property_count());
+            minimise_preemptions(model, bounds, &mut outcome);
+            outcome
+        }
+    };
     outcome.millis = start.elapsed().as_millis() as u64;
     outcome.bounds = loom_bounds(model, bounds);
     outcome.configurations = model.configurations();
     outcome
 }
 
+/// Iterative deepening up to `max`: each search ranked and in full; a property's counterexample is
+/// the best at the first bound that has one; its `found` counts the executions and time of the
+/// searches before it too (the row's time to that bug).
+fn deepen<M: Model>(model: &M, bounds: &Bounds, max: usize, start: Instant) -> Outcome {
+    let mut outcome = Outcome::default();
+    for k in 0..=max {
+        let micros_before = start.elapsed().as_micros() as u64;
+        let (at_k, _) = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true, usize::MAX);
+        merge_smaller(&mut outcome, at_k, k, micros_before);
+        if outcome.counterexamples.iter().filter(|c| c.property != CHECKER_ERROR).count() >= model.loom_property_count() {
+            break;
+        }
+    }
+    outcome
+}
+
+/// Add the search at bound `k` to `outcome`: its executions, and its counterexamples of the
+/// properties `outcome` has none for yet, with `found` counted from the row's start (the search
+/// began `micros_before` into the row).
+fn merge_smaller(outcome: &mut Outcome, at_k: Outcome, k: usize, micros_before: u64) {
+    let executions_before = outcome.executions;
+    outcome.executions += at_k.executions;
+    outcome.bounded |= at_k.bounded;
+    for cx in at_k.counterexamples {
+        if outcome.counterexample(cx.property).is_none() {
+            let found = cx.found.map(|f| FirstFound {
+                executions: executions_before + f.executions,
+                micros: micros_before + f.micros,
+            });
+            outcome.counterexamples.push(super::Counterexample { found, min_preemptions: Some(k), ..cx });
+        }
+    }
+}
+
 /// Every (variant, placement) pair loom runs, in the order it runs them.
 /// The configured search alone, without [`run_loom`]'s smallest-bound search: the same loom
 /// work a hand-written model of the scenario does (the overhead measurement).
 pub fn run_loom_search<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
-    explore(model, bounds, false)
+    explore(model, bounds, false, model.loom_property_count()).0
 }
 
 fn loom_runs<M: Model>(model: &M) -> Vec<(M, Vec<CpuPlan>)> {
@@ -61,12 +104,12 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder 
     builder
 }
 
-/// One search at `bounds.loom_preemptions`: unranked, it stops once every property is violated
-/// and keeps the first counterexample of each; ranked, it runs in full and keeps the first in
-/// [`Collector::record`]'s order.
-fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool) -> Outcome {
+/// One search at `bounds.loom_preemptions`, stopping once `stop_at` properties are violated:
+/// unranked, it keeps the first counterexample of each; ranked, the first in
+/// [`Collector::record`]'s order. Returns whether it ran in full (it did not stop).
+fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool, stop_at: usize) -> (Outcome, bool) {
     let capture = Capture::start();
-    let shared = Collector::new(if rank { usize::MAX } else { model.loom_property_count() });
+    let shared = Collector::new(stop_at);
     let mut bounded = false;
     let variants = model.loom_variants();
     for (variant_index, variant) in variants.iter().enumerate() {
@@ -99,7 +142,7 @@ fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool) -> Outcome {
                     let out_of_permutations = bounds.loom_max_permutations.is_some_and(|p| explored as usize >= p);
                     bounded |= out_of_time || out_of_permutations;
                 }
-                Err(payload) if is_stop(&*payload) => return finish(&shared, bounded),
+                Err(payload) if is_stop(&*payload) => return (finish(&shared, bounded), false),
                 Err(payload) => {
                     let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
                     lock(&shared).record_panic(format!("loom: {message}"));
@@ -107,7 +150,7 @@ fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool) -> Outcome {
             }
         }
     }
-    finish(&shared, bounded)
+    (finish(&shared, bounded), true)
 }
 
 fn finish(shared: &super::Shared, bounded: bool) -> Outcome {
@@ -116,21 +159,16 @@ fn finish(shared: &super::Shared, bounded: bool) -> Outcome {
     std::mem::take(&mut c.outcome)
 }
 
-/// Re-search at preemption bounds 0, 1, 2, ... up to the configured one until every violated
-/// property has been seen, each search ranked and in full, and replace each counterexample with
-/// the best one at the smallest bound with one (fewest preemptions, then no stale read, then
-/// fewest steps; its `found` stays the configured run's, the time-to-bug of the row). The
-/// executions and time are added to the row.
+/// After an unbounded search: re-search at preemption bounds 0, 1, 2, ... until every property it
+/// violated has been seen, each search ranked and in full, and replace each counterexample with
+/// the best one at the smallest bound with one (its `found` stays the unbounded run's). The
+/// executions are added to the row.
 fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outcome) {
-    let wanted: Vec<&'static str> =
+    let mut remaining: Vec<&'static str> =
         outcome.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR).collect();
-    for cx in &mut outcome.counterexamples {
-        cx.min_preemptions = bounds.loom_preemptions;
-    }
-    let mut remaining = wanted.clone();
     let mut k = 0;
-    while !remaining.is_empty() && bounds.loom_preemptions.is_none_or(|b| k <= b) {
-        let at_k = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true);
+    while !remaining.is_empty() {
+        let (at_k, _) = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true, usize::MAX);
         outcome.executions += at_k.executions;
         for smaller in at_k.counterexamples {
             if let Some(i) = remaining.iter().position(|p| *p == smaller.property) {

@@ -2,25 +2,35 @@
 //! core, every revision); the `wb_has_dirty_io` guard against another task inside
 //! `__mark_inode_dirty` (the v7 finding); v5's `wb_stat()` read when the writer's add folds.
 
-use super::{lines, loom_reports, Basis, Lines, Litmus, Prediction, Proc};
+use super::{lines, loom_reports, Basis, Lines, Litmus, Outcome, Prediction, Proc};
 use crate::dontcache_kick::NAME;
 use wb_core::property::LOST_WAKEUP;
-use wb_core::revision::{Consume, Kick, KickGuard, KickProtocol, KickRevision};
+use wb_core::revision::{Consume, Kick, KickGuard, KickProtocol, KickRevision, RescuerRequeue};
 
 pub fn exports() -> Vec<Litmus> {
-    let mut all: Vec<Litmus> = KickRevision::ALL.into_iter().map(core).collect();
-    all.extend(KickRevision::ALL.into_iter().filter_map(guard));
-    all.extend(KickRevision::ALL.into_iter().filter_map(fold));
+    let shapes = KickRevision::ALL.into_iter().filter(|r| !same_shapes_as_unfixed_flusher(*r));
+    let mut all: Vec<Litmus> = shapes.clone().map(core).collect();
+    all.extend(shapes.clone().filter_map(guard));
+    all.extend(shapes.filter_map(fold));
+    all.extend([KickRevision::V7, KickRevision::V7FixKickRequeue].map(rescuer));
     all
 }
 
-/// The revision loom's verdict on the core shape comes from: the shape has no
-/// `wb_has_dirty_io` guard, so a revision with the guard is predicted by its guard-free twin
-/// in the catalogue (`v7` by `v7-fix-kick`: the guard's own lost wakeup is the `guard` shape);
-/// a revision without a twin (the v5 consumes, whose defects do not depend on the guard) by
-/// itself.
+/// Whether `rev` only adds the rescuer fix to another revision of the catalogue: its writer-side
+/// shapes are that revision's, exported once under its name.
+fn same_shapes_as_unfixed_flusher(rev: KickRevision) -> bool {
+    let unfixed = KickProtocol { requeue: RescuerRequeue::WorkList, ..rev.knobs() };
+    unfixed != rev.knobs() && KickRevision::ALL.into_iter().any(|r| r.knobs() == unfixed)
+}
+
+/// The revision loom's verdict on a writer-side shape comes from: the shapes have no
+/// `wb_has_dirty_io` guard and no rescuer run, so a revision with the guard or without the
+/// rescuer fix is predicted by its twin with both fixes in the catalogue (`v7` by
+/// `v7-fix-kick-requeue`: the guard's own lost wakeup is the `guard` shape, the rescuer's the
+/// `rescuer` shape); a revision without a twin (the v5 consumes, whose defects depend on neither)
+/// by itself.
 pub fn predicted_by(rev: KickRevision) -> KickRevision {
-    let shape = KickProtocol { guard: KickGuard::None, ..rev.knobs() };
+    let shape = KickProtocol { guard: KickGuard::None, requeue: RescuerRequeue::WorkListOrKick, ..rev.knobs() };
     KickRevision::ALL.into_iter().find(|r| r.knobs() == shape).unwrap_or(rev)
 }
 
@@ -231,4 +241,58 @@ fn fold(rev: KickRevision) -> Option<Litmus> {
         procs: vec![p0, p1],
         exists: "0:r1=1 /\\ 1:r2=1 /\\ 1:r3=0".into(),
     })
+}
+
+/// A rescuer run against a later kick; loom's verdict is its twin's without the guard (the
+/// shape has no `wb_has_dirty_io` test): `v7` by `v7-fix-kick`.
+fn rescuer(rev: KickRevision) -> Litmus {
+    let twin = KickProtocol { guard: KickGuard::None, ..rev.knobs() };
+    let by = KickRevision::ALL.into_iter().find(|r| r.knobs() == twin).unwrap_or(rev);
+    let fails = loom_reports(by, LOST_WAKEUP);
+    let mut p0 = Proc::new("int *start, int *pending", &["int r0", "int r1", "int r2"])
+        .line("r0 = xchg(pending, 0);", "the rescuer takes the work: clear PENDING, smp_mb()")
+        .line("", "wb_workfn on the rescuer: writeback_inodes_wb(wb, 1024),")
+        .line("", "which does not run wb_check_start_dontcache");
+    p0 = match rev.knobs().requeue {
+        RescuerRequeue::WorkList => p0.line("", "wb_workfn requeues only for queued work items"),
+        RescuerRequeue::WorkListOrKick => p0
+            .line("r1 = READ_ONCE(*start);", "(fix) test_bit(WB_start_dontcache)")
+            .line("if (r1 == 1)", "")
+            .line("\tr2 = xchg(pending, 1);", "wb_wakeup: queue the work again (PENDING)"),
+    };
+    let p1 = Proc::new("int *start", &["int r3"])
+        .line("r3 = xchg(start, 1);", "a later writer: !test_and_set_bit(WB_start_dontcache)");
+    Litmus {
+        scenario: NAME,
+        revision: rev.name(),
+        shape: Some("rescuer"),
+        title: "a rescuer run against a later kick".into(),
+        summary: rev.summary(),
+        prediction: Prediction { outcome: if fails { Outcome::Always } else { Outcome::Never }, data_race: false },
+        basis: Basis {
+            short: format!("loom: {} for {}; sequential", if fails { "fail (lost-wakeup)" } else { "pass" }, by.name()),
+            long: format!(
+                "loom's verdict for {}, {}. The outcome needs no reordering: in every execution the rescuer's run \
+                 leaves the bit as it found it, so the prediction is {} rather than {}.",
+                by.name(),
+                if fails { "fail (lost-wakeup)" } else { "pass" },
+                if fails { "Always" } else { "Never" },
+                if fails { "Sometimes" } else { "Sometimes or Never" }
+            ),
+        },
+        notes: vec![
+            "An earlier writer's kick set WB_start_dontcache and queued the wb's work (start=1, pending=1). \
+             Under memory pressure the workqueue's rescuer runs it, and 6.12's wb_workfn then calls \
+             writeback_inodes_wb instead of wb_do_writeback. P1 is any later DONTCACHE writer: it finds the bit \
+             set and does not wake. The exists clause: the bit stays set with no run queued, so every later \
+             kick is absorbed until an unrelated run (the periodic timer, or the next first dirty inode)."
+                .into(),
+            "Reduced: the worker's loop and the rescuer's selection (LKMM has no workqueue; the rescuer's run \
+             is the one P0 is), the pages and their writeback, the consume (never reached on this path)."
+                .into(),
+        ],
+        init: vec!["start=1", "pending=1"],
+        procs: vec![p0, p1],
+        exists: "0:r0=1 /\\ 1:r3=1 /\\ start=1 /\\ pending=0".into(),
+    }
 }

@@ -20,7 +20,6 @@ mod bdev_slots;
 mod dontcache_accounting;
 mod dontcache_kick;
 pub mod judge;
-mod kick_rescuer;
 mod percpu_counter;
 mod render;
 mod wb_pin;
@@ -33,7 +32,6 @@ use wb_core::revision::Revision;
 /// Every export, in the order of the scenarios and their catalogues.
 pub fn exports() -> Vec<Litmus> {
     let mut all = dontcache_kick::exports();
-    all.extend(kick_rescuer::exports());
     all.extend(wb_pin::exports());
     all.extend(dontcache_accounting::exports());
     all.extend(percpu_counter::exports());
