@@ -165,7 +165,7 @@ fn matrix_json_contract() {
     assert_eq!(v["tool"], "wbcheck");
     assert!(v["version"].is_string());
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 10);
+    assert_eq!(results.len(), 13);
     for r in results {
         assert!(r["configurations"].as_u64().is_some_and(|n| n > 1), "row without its configuration count: {r}");
         for key in [
@@ -194,7 +194,7 @@ fn matrix_json_contract() {
     assert_eq!(failing["violated"], serde_json::json!(["lost-wakeup"]));
     assert!(failing["counterexample"]["steps"].as_array().unwrap().len() >= 3);
     assert!(failing["counterexamples"]["lost-wakeup"]["steps"][0]["function"].is_string());
-    assert_eq!(v["summary"], serde_json::json!({"total": 10, "matched": 10, "mismatched": 0, "may_miss": []}));
+    assert_eq!(v["summary"], serde_json::json!({"total": 13, "matched": 13, "mismatched": 0, "may_miss": []}));
 }
 
 #[test]
@@ -412,7 +412,7 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
     let out = wbcheck(&["matrix", "--scenario", "dontcache-kick", "--checker", "oracle"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("10 rows, 10 matched"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("13 rows, 13 matched"));
 }
 
 #[test]
