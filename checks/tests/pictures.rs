@@ -2,6 +2,10 @@
 //! well-formed SVG with one lane per thread and one box per step, `--mermaid` a sequence diagram,
 //! and `wbcheck report --out` a well-formed XHTML page whose matrix table has a row per result
 //! and whose pictures exist and parse. Bad `--svg` and `--out` paths are exit-2 errors.
+//!
+//! Minutes long and the same in a cfg(loom) build (nothing here depends on cfg(loom)): that
+//! build, the design card's run, leaves this file to the plain `cargo test`.
+#![cfg(not(loom))]
 
 use std::path::Path;
 use std::process::{Command, Output};

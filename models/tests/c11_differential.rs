@@ -18,6 +18,10 @@
 //! Switched back to upstream loom 0.7.3 (delete the `loom` line of `[patch.crates-io]` in the
 //! workspace Cargo.toml) this test fails with a missed SC state and a forbidden one
 //! (third_party/loom/PATCHED.md shows the shrunk programs).
+//!
+//! Minutes long and the same in a cfg(loom) build (it drives loom directly, the same in both
+//! builds): that build, the design card's run, leaves this file to the plain `cargo test`.
+#![cfg(not(loom))]
 
 use proptest::collection::vec;
 use proptest::prelude::any;
