@@ -148,12 +148,31 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
         ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"],
     ),
     ("per-block-charge", "baseline", ["pass", "pass", "pass", "pass"]),
-    ("per-block-charge", "series", ["pass", "pass", "pass", "pass"]),
-    ("per-block-charge", "series-mkclean-nosync", ["pass", "pass", "pass", "pass"]),
     (
         "per-block-charge",
-        "series-discharge-nr-pages",
-        ["charge-discharge-match", "charge-discharge-match", "charge-discharge-match", "charge-discharge-match"],
+        "series",
+        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact"],
+    ),
+    (
+        "per-block-charge",
+        "series-switch-accounted",
+        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "pass"],
+    ),
+    ("per-block-charge", "series-fix-charge-in-section", ["pass", "pass", "pass", "pass"]),
+    (
+        "per-block-charge",
+        "series-fix-mkclean-nosync",
+        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "pass"],
+    ),
+    (
+        "per-block-charge",
+        "series-fix-discharge-nr-pages",
+        [
+            "charge-discharge-match, wb-reclaimable-exact",
+            "charge-discharge-match, wb-reclaimable-exact",
+            "charge-discharge-match, wb-reclaimable-exact",
+            "charge-discharge-match, wb-reclaimable-exact",
+        ],
     ),
 ];
 

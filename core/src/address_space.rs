@@ -6,7 +6,7 @@
 
 use crate::ctx::Ctx;
 use crate::fadvise::Geometry;
-use crate::iomap::{iomap_write_end, write_folio, DirtyCharge, DirtyStats, IomapFolio};
+use crate::iomap::{iomap_write_end, write_folio, Charging, DirtyCharge, DirtyStats, IomapFolio};
 use crate::revision::FolioPolicy;
 use crate::sync::{Ordering, Platform};
 use std::collections::BTreeMap;
@@ -100,7 +100,7 @@ impl<P: Platform> AddressSpace<P> {
             let f = &self.folios[&start];
             let nr = (end - pos).min(start + f.nr_pages() as u64 - pos);
             let _lock = f.folio.lock();
-            iomap_write_end(ctx, &self.stats, f, (pos - start) as u32, nr as u32, self.charge);
+            iomap_write_end(ctx, &self.stats, f, (pos - start) as u32, nr as u32, Charging::node_only(self.charge));
             pos += nr;
         }
         self.balance_dirty_pages(ctx);
@@ -133,7 +133,7 @@ impl<P: Platform> AddressSpace<P> {
             }
             let f = &self.folios[&index];
             if f.folio.test_dirty() {
-                write_folio(ctx, &self.stats, f, self.charge, || false);
+                write_folio(ctx, &self.stats, f, Charging::node_only(self.charge), || false);
                 self.writeback_index = index + f.nr_pages() as u64;
             }
         }

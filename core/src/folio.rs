@@ -57,6 +57,10 @@ pub struct Folio<P: Platform> {
     /// migration has frozen the count (`folio_ref_freeze`); tracked only where a model migrates
     /// folios (nothing else reads the count).
     refs: Option<Traced<P, P::AtomicUsize>>,
+    /// The dirty half of `folio->private`'s `struct iomap_folio_state` (one bit a block, block =
+    /// page), under its `state_lock`: present for a folio of an iomap mapping with more than one
+    /// block ([`crate::iomap`]).
+    pub ifs: Option<SpinLock<P, Vec<u64>>>,
 }
 
 /// `folio_ref_freeze`'s zero count, as the model's reference word.
@@ -68,7 +72,7 @@ impl<P: Platform> Folio<P> {
     /// passed (safe: the folio is not visible yet).
     pub fn new(index: u64, nr_pages: u32, dropbehind: bool) -> Self {
         let (flags, marks) = flag_words(index, if dropbehind { 1 << PG_DROPBEHIND } else { 0 }, 1 << IN_PAGE_CACHE);
-        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None }
+        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None, ifs: None }
     }
 
     /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
@@ -79,10 +83,17 @@ impl<P: Platform> Folio<P> {
         Folio { pte: Some(Pte::with_state(state)), refs: Some(refs), ..self }
     }
 
+    /// The same folio with its `iomap_folio_state` attached (`ifs_alloc` from the read path), no
+    /// block dirty.
+    pub fn with_ifs(self) -> Self {
+        let words = (self.nr_pages as usize).div_ceil(64);
+        Folio { ifs: Some(SpinLock::new(vec![0; words])), ..self }
+    }
+
     /// A folio not (yet) in the page cache: the new folios a split will create.
     pub fn detached(index: u64, nr_pages: u32) -> Self {
         let (flags, marks) = flag_words(index, 0, 0);
-        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None }
+        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None, ifs: None }
     }
 
     /// `folio->mapping != NULL`: in the page cache.

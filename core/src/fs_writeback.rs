@@ -223,6 +223,9 @@ pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new
 /// clobbered: the kernel does not sort it in), else off the lists; `smp_store_release` clears
 /// I_WB_SWITCH. Returns true (the inode is switched).
 ///
+/// Where the bdi's knobs select a dirty charge (scenario per-block-charge), WB_RECLAIMABLE moves
+/// too: [`crate::iomap::switch_reclaimable`].
+///
 /// [`SwitchKick::SetStartDontcache`] is the fix `v7-fix-switch-kick`: when DONTCACHE pages moved,
 /// `test_and_set_bit(WB_start_dontcache)` on the new wb (after the stat moves, fully ordered, as
 /// the folded kick), so the `wb_wakeup(new_wb)` that follows expedites them.
@@ -245,6 +248,9 @@ fn inode_do_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Wb<P>,
         }
     }
     ctx.event(F, "moved {} WB_DONTCACHE_DIRTY page(s) wb{} -> wb{}", &[moved, old.id as i64, new.id as i64]);
+    if let Some(block) = inode.bdi.knobs.block {
+        crate::iomap::switch_reclaimable(ctx, inode, old, new, block.charge, block.switch_moves);
+    }
     if moved > 0 && rev.switch_kick == SwitchKick::SetStartDontcache {
         let was = new.state.test_and_set_bit(WB_START_DONTCACHE);
         ctx.event(F, "(fix) test_and_set_bit(WB_start_dontcache) on wb{} = {}", &[new.id as i64, was as i64]);

@@ -10,16 +10,28 @@
 //! the call newly dirtied, counted under `state_lock`. Blocks are pages here (4 KiB blocks, 4 KiB
 //! pages, the seed's case), so "pages holding dirty blocks" is the number of dirty bits.
 //!
+//! Where a model runs cgroup writeback (an inode on a wb that a switch can move), the charge also
+//! goes to the wb's `WB_RECLAIMABLE` and [`switch_reclaimable`] is the stat move of
+//! `inode_do_switch_wbs`. The cover letter says `accounted_dirty_pages()` replaces
+//! `folio_nr_pages()` in "the discharge and migration paths"; it does not name the switch, so the
+//! series as reconstructed leaves the switch at `folio_nr_pages()` ([`SwitchMoves::NrPages`]),
+//! and it does not say to which wb or under which lock iomap charges: reconstructed as the
+//! kernel's pattern for a stat update outside the i_pages lock, an `unlocked_inode_to_wb_begin/end`
+//! section.
+//!
 //! The counters are `NR_FILE_DIRTY` (charged dirty pages now, what `balance_dirty_pages` compares
 //! with the threshold) and `NR_DIRTIED` (pages charged, cumulative: the seed's "159 TB of dirtied
 //! pages"); `written` counts the pages writeback sent to the device (the seed's "6 TB").
 
 use crate::ctx::Ctx;
 use crate::folio::{Folio, PG_DIRTY};
-use crate::spinlock::SpinLock;
+use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
+use crate::page_writeback::folio_write_io;
 use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
+use crate::wb::{wb_stat_mod, Wb, WbStatItem};
 use std::sync::atomic::{AtomicUsize as GhostUsize, Ordering as Ghost};
+use std::sync::Arc;
 
 /// How dirty pages are charged and discharged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +46,45 @@ pub enum DirtyCharge {
     /// Mutant: the series' per-page charge with the discharge left at `folio_nr_pages()` (the
     /// `accounted_dirty_pages()` callback not wired into `folio_clear_dirty_for_io()`).
     PerPageDischargeNrPages,
+}
+
+/// What `inode_do_switch_wbs` moves of WB_RECLAIMABLE, folio by folio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchMoves {
+    /// 6.12 (and the series as reconstructed): `folio_nr_pages()` of every folio with the DIRTY
+    /// mark and PG_dirty.
+    NrPages,
+    /// `accounted_dirty_pages()` of every folio with the DIRTY mark and PG_dirty (the obvious
+    /// extension of the series to the switch).
+    AccountedMarked,
+    /// Our fix: `accounted_dirty_pages()` of every folio with PG_dirty, marked or not (the
+    /// dirtier sets PG_dirty inside its charge section; the DIRTY mark follows later).
+    AccountedDirty,
+}
+
+/// How a call charges: the revision's charge, and where a model runs cgroup writeback, the inode
+/// whose wb gets WB_RECLAIMABLE (`None`: one wb, WB_RECLAIMABLE left out).
+pub struct Charging<'a, P: Platform> {
+    pub charge: DirtyCharge,
+    pub inode: Option<&'a Inode<P>>,
+    /// Our fix: set the blocks' bits, PG_dirty and the charge inside one
+    /// `unlocked_inode_to_wb_begin/end` section, so a switch sees all three or none.
+    pub in_section: bool,
+}
+
+impl<P: Platform> Clone for Charging<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P: Platform> Copy for Charging<'_, P> {}
+
+impl<P: Platform> Charging<'_, P> {
+    /// One wb: node counters only.
+    pub fn node_only(charge: DirtyCharge) -> Self {
+        Charging { charge, inode: None, in_section: false }
+    }
 }
 
 /// The node dirty counters of one file, and the pages written.
@@ -57,27 +108,28 @@ impl<P: Platform> Default for DirtyStats<P> {
 }
 
 impl<P: Platform> DirtyStats<P> {
-    /// `node_stat_mod_folio(NR_FILE_DIRTY, +nr)` and `NR_DIRTIED` (with `wb_stat_mod
-    /// (WB_RECLAIMABLE)` and `WB_DIRTIED` left out: one wb, no cgroups).
-    fn charge(&self, nr: i64) {
+    /// `node_stat_mod_folio(NR_FILE_DIRTY, +nr)`, `NR_DIRTIED` and, on `wb`,
+    /// `wb_stat_mod(WB_RECLAIMABLE, +nr)` (`WB_DIRTIED` left out: no property reads it).
+    fn charge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64) {
         if nr != 0 {
             self.nr_file_dirty.fetch_add(nr, Ordering::Relaxed);
             self.nr_dirtied.fetch_add(nr, Ordering::Relaxed);
+            wb.into_iter().for_each(|wb| wb_stat_mod(ctx, wb, WbStatItem::Reclaimable, nr));
         }
     }
 
-    fn discharge(&self, nr: i64) {
+    fn discharge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64) {
         if nr != 0 {
             self.nr_file_dirty.fetch_sub(nr, Ordering::Relaxed);
+            wb.into_iter().for_each(|wb| wb_stat_mod(ctx, wb, WbStatItem::Reclaimable, -nr));
         }
     }
 }
 
 /// A folio of a file on an iomap filesystem with block size = page size: the folio (PG_dirty,
-/// its lock, index, size) and the ifs's per-block dirty bitmap under `state_lock`.
+/// its lock, index, size, and the ifs's per-block dirty bitmap under `state_lock`).
 pub struct IomapFolio<P: Platform> {
-    pub folio: Folio<P>,
-    state: SpinLock<P, Vec<u64>>,
+    pub folio: Arc<Folio<P>>,
     /// Model-only ghost (not kernel state, invisible to the schedulers): the dirty cycles closed
     /// so far (`folio_test_clear_dirty` calls that returned true), which is the open cycle's id.
     /// Read right after the PG_dirty RMW that decides which cycle a call belongs to.
@@ -99,11 +151,7 @@ pub type Cleaned = Option<(usize, i64)>;
 impl<P: Platform> IomapFolio<P> {
     /// A clean folio of `nr_pages` at `index`, its ifs attached (`ifs_alloc` from the read path).
     pub fn new(index: u64, nr_pages: u32) -> Self {
-        IomapFolio {
-            folio: Folio::new(index, nr_pages, false),
-            state: SpinLock::new(vec![0; (nr_pages as usize).div_ceil(64)]),
-            cycle: GhostUsize::new(0),
-        }
+        IomapFolio { folio: Arc::new(Folio::new(index, nr_pages, false).with_ifs()), cycle: GhostUsize::new(0) }
     }
 
     pub fn nr_pages(&self) -> i64 {
@@ -112,8 +160,16 @@ impl<P: Platform> IomapFolio<P> {
 
     /// Dirty blocks now (`state_lock` taken).
     pub fn dirty_blocks(&self) -> i64 {
-        self.state.lock().iter().map(|w| i64::from(w.count_ones())).sum()
+        dirty_blocks(&self.folio)
     }
+}
+
+fn ifs<P: Platform>(folio: &Folio<P>) -> &crate::spinlock::SpinLock<P, Vec<u64>> {
+    folio.ifs.as_ref().expect("an iomap folio has its ifs")
+}
+
+fn dirty_blocks<P: Platform>(folio: &Folio<P>) -> i64 {
+    ifs(folio).lock().iter().map(|w| i64::from(w.count_ones())).sum()
 }
 
 fn set_bits(bits: &mut [u64], first: u32, nr: u32) -> u32 {
@@ -129,7 +185,7 @@ fn set_bits(bits: &mut [u64], first: u32, nr: u32) -> u32 {
 /// `iomap_set_range_dirty()`: under `state_lock`, set the dirty bits of blocks
 /// `first..first + nr`; returns how many were clean (the series' count of pages to charge).
 pub fn iomap_set_range_dirty<P: Platform>(ctx: &Ctx<P>, f: &IomapFolio<P>, first: u32, nr: u32) -> u32 {
-    let newly = set_bits(&mut f.state.lock(), first, nr);
+    let newly = set_bits(&mut ifs(&f.folio).lock(), first, nr);
     ctx.event(
         "iomap_set_range_dirty",
         "folio {}: blocks {}+{} dirty, {} newly",
@@ -138,41 +194,91 @@ pub fn iomap_set_range_dirty<P: Platform>(ctx: &Ctx<P>, f: &IomapFolio<P>, first
     newly
 }
 
+/// `folio_test_set_dirty`, and the ghost cycle it opened or joined.
+fn test_set_dirty<P: Platform>(f: &IomapFolio<P>) -> (bool, usize) {
+    let was_dirty = f.folio.flags.test_and_set_bit(PG_DIRTY);
+    (was_dirty, f.cycle.load(Ghost::SeqCst))
+}
+
 /// `__filemap_dirty_folio(mapping, folio, accounted)` (series patch 1, reconstructed; 6.12
 /// `filemap_dirty_folio` when `accounted` is false): `folio_test_set_dirty`; on the clean-to-dirty
-/// transition `__folio_mark_dirty` charges `folio_nr_pages` unless the caller `accounted` for the
-/// pages itself. Returns the pages charged here and the cycle the RMW saw open.
+/// transition `__folio_mark_dirty`, under the i_pages lock, charges `folio_nr_pages` to
+/// `inode_to_wb` unless the caller `accounted` for the pages itself, and sets the DIRTY mark.
+/// Returns the pages charged here and the cycle the RMW saw open.
 fn filemap_dirty_folio<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
     accounted: bool,
+    inode: Option<&Inode<P>>,
 ) -> (i64, usize) {
-    let was_dirty = f.folio.flags.test_and_set_bit(PG_DIRTY);
-    let cycle = f.cycle.load(Ghost::SeqCst);
+    let (was_dirty, cycle) = test_set_dirty(f);
     let charged = if was_dirty || accounted { 0 } else { f.nr_pages() };
     ctx.event(
         "__filemap_dirty_folio",
         "folio_test_set_dirty(folio {}) = {}; folio_account_dirtied charges {} (accounted = {})",
         &[f.folio.index as i64, was_dirty as i64, charged, accounted as i64],
     );
-    stats.charge(charged);
+    match inode {
+        Some(inode) if !was_dirty => {
+            let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
+            stats.charge(ctx, Some(inode.inode_to_wb()), charged);
+            inode.xa_set_dirty_mark(&f.folio);
+        }
+        _ => stats.charge(ctx, None, charged),
+    }
     (charged, cycle)
 }
 
-/// The charge a dirtying call makes after setting block bits: the series charges the newly dirty
-/// blocks' pages and passes `accounted`; the baseline leaves it to `__folio_mark_dirty`.
-fn dirty_and_charge<P: Platform>(
+/// The series' own charge of `nr` newly dirty pages (patch 2, reconstructed): node counters, and
+/// WB_RECLAIMABLE on the inode's wb inside an `unlocked_inode_to_wb_begin/end` section.
+fn iomap_account_dirty_pages<P: Platform>(ctx: &Ctx<P>, stats: &DirtyStats<P>, inode: Option<&Inode<P>>, nr: i64) {
+    match inode {
+        Some(inode) => {
+            let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+            stats.charge(ctx, Some(wb), nr);
+            unlocked_inode_to_wb_end(ctx, inode, cookie);
+        }
+        None => stats.charge(ctx, None, nr),
+    }
+}
+
+/// A dirtying call's step after the copy: set the dirty bits of blocks `first..first + nr` and
+/// charge. The baseline leaves the charge to `__folio_mark_dirty`; the series charges the newly
+/// dirty blocks' pages and passes `accounted`; our fix does bits, PG_dirty and charge in one wb
+/// section and sets the DIRTY mark after it.
+fn iomap_dirty_range<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
-    newly: u32,
-    charge: DirtyCharge,
+    first: u32,
+    nr: u32,
+    how: Charging<'_, P>,
 ) -> Dirtied {
-    let per_page = charge != DirtyCharge::PerFolio;
+    if let (true, Some(inode)) = (how.in_section, how.inode) {
+        let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+        let newly = i64::from(iomap_set_range_dirty(ctx, f, first, nr));
+        let (was_dirty, cycle) = test_set_dirty(f);
+        ctx.event(
+            "iomap_dirty_range",
+            "(fix) in the wb section: folio_test_set_dirty(folio {}) = {}; charge {}",
+            &[f.folio.index as i64, was_dirty as i64, newly],
+        );
+        stats.charge(ctx, Some(wb), newly);
+        unlocked_inode_to_wb_end(ctx, inode, cookie);
+        if !was_dirty {
+            let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
+            inode.xa_set_dirty_mark(&f.folio);
+        }
+        return Dirtied { charged: newly, cycle };
+    }
+    let newly = iomap_set_range_dirty(ctx, f, first, nr);
+    let per_page = how.charge != DirtyCharge::PerFolio;
     let pages = if per_page { i64::from(newly) } else { 0 };
-    stats.charge(pages);
-    let (folio_charge, cycle) = filemap_dirty_folio(ctx, stats, f, per_page);
+    if pages != 0 {
+        iomap_account_dirty_pages(ctx, stats, how.inode, pages);
+    }
+    let (folio_charge, cycle) = filemap_dirty_folio(ctx, stats, f, per_page, how.inode);
     Dirtied { charged: pages + folio_charge, cycle }
 }
 
@@ -185,10 +291,9 @@ pub fn iomap_write_end<P: Platform>(
     f: &IomapFolio<P>,
     first: u32,
     nr: u32,
-    charge: DirtyCharge,
+    how: Charging<'_, P>,
 ) -> Dirtied {
-    let newly = iomap_set_range_dirty(ctx, f, first, nr);
-    dirty_and_charge(ctx, stats, f, newly, charge)
+    iomap_dirty_range(ctx, stats, f, first, nr, how)
 }
 
 /// `iomap_dirty_folio()` (the `->dirty_folio` aop, from `folio_mark_dirty()`; no folio lock
@@ -199,56 +304,69 @@ pub fn iomap_dirty_folio<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
-    charge: DirtyCharge,
+    how: Charging<'_, P>,
 ) -> Dirtied {
-    let newly = iomap_set_range_dirty(ctx, f, 0, f.nr_pages() as u32);
-    dirty_and_charge(ctx, stats, f, newly, charge)
+    iomap_dirty_range(ctx, stats, f, 0, f.nr_pages() as u32, how)
 }
 
-/// `iomap_accounted_dirty_pages()` (series patch 2, reconstructed): the pages holding dirty
-/// blocks, counted under `state_lock`.
-pub fn iomap_accounted_dirty_pages<P: Platform>(ctx: &Ctx<P>, f: &IomapFolio<P>) -> i64 {
-    let n = f.dirty_blocks();
-    ctx.event("iomap_accounted_dirty_pages", "folio {}: {} dirty blocks", &[f.folio.index as i64, n]);
+/// `->accounted_dirty_pages()` as the discharge reads it: `iomap_accounted_dirty_pages()` (series
+/// patch 2, reconstructed: the pages holding dirty blocks, counted under `state_lock`) for the
+/// per-page charge, `folio_nr_pages()` otherwise.
+pub fn accounted_dirty_pages<P: Platform>(ctx: &Ctx<P>, folio: &Folio<P>, charge: DirtyCharge) -> i64 {
+    if charge != DirtyCharge::PerPage {
+        return folio.nr_pages();
+    }
+    let n = dirty_blocks(folio);
+    ctx.event("iomap_accounted_dirty_pages", "folio {}: {} dirty blocks", &[folio.index as i64, n]);
     n
 }
 
 /// `folio_clear_dirty_for_io()` (folio locked by the caller; `folio_mkclean` already run by the
-/// caller, see [`crate::pte::folio_mkclean`]): `folio_test_clear_dirty`; if it was dirty,
-/// discharge `folio_nr_pages` (6.12) or `->accounted_dirty_pages()` (the series).
+/// caller, see [`crate::pte::folio_mkclean`]): inside `unlocked_inode_to_wb_begin/end` where the
+/// model runs cgroup writeback, `folio_test_clear_dirty`; if it was dirty, discharge
+/// `folio_nr_pages` (6.12) or `->accounted_dirty_pages()` (the series).
 pub fn folio_clear_dirty_for_io<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
-    charge: DirtyCharge,
+    how: Charging<'_, P>,
 ) -> Cleaned {
+    let section = how.inode.map(|inode| unlocked_inode_to_wb_begin(ctx, inode));
     let was_dirty = f.folio.flags.test_and_clear_bit(PG_DIRTY);
     ctx.event(
         "folio_clear_dirty_for_io",
         "folio_test_clear_dirty(folio {}) = {}",
         &[f.folio.index as i64, was_dirty as i64],
     );
-    if !was_dirty {
-        return None;
+    let cleaned = was_dirty.then(|| {
+        let cycle = f.cycle.fetch_add(1, Ghost::SeqCst);
+        let nr = accounted_dirty_pages(ctx, &f.folio, how.charge);
+        stats.discharge(ctx, section.as_ref().map(|(wb, _)| *wb), nr);
+        ctx.event("folio_account_cleaned", "folio {}: NR_FILE_DIRTY -= {}", &[f.folio.index as i64, nr]);
+        (cycle, nr)
+    });
+    if let (Some(inode), Some((_, cookie))) = (how.inode, section) {
+        unlocked_inode_to_wb_end(ctx, inode, cookie);
     }
-    let cycle = f.cycle.fetch_add(1, Ghost::SeqCst);
-    let nr = match charge {
-        DirtyCharge::PerPage => iomap_accounted_dirty_pages(ctx, f),
-        DirtyCharge::PerFolio | DirtyCharge::PerPageDischargeNrPages => f.nr_pages(),
-    };
-    stats.discharge(nr);
-    ctx.event("folio_account_cleaned", "folio {}: NR_FILE_DIRTY -= {}", &[f.folio.index as i64, nr]);
-    Some((cycle, nr))
+    cleaned
 }
 
-/// `iomap_writepage_map()` (folio locked, already cleared for I/O): submit the dirty block
-/// ranges (`ifs_find_dirty_range`, under `state_lock`), then clear **all** dirty bits (a second
-/// `state_lock` section). Returns the pages written. `folio_start_writeback` and the completion
-/// are left out (nothing here reads PG_writeback).
-pub fn iomap_writepage_map<P: Platform>(ctx: &Ctx<P>, stats: &DirtyStats<P>, f: &IomapFolio<P>) -> i64 {
+/// `iomap_writepage_map()` (folio locked, already cleared for I/O): `folio_start_writeback` (where
+/// the model runs cgroup writeback: [`folio_write_io`], which drops the DIRTY mark), submit the
+/// dirty block ranges (`ifs_find_dirty_range`, under `state_lock`), then clear **all** dirty bits
+/// (a second `state_lock` section). Returns the pages written.
+pub fn iomap_writepage_map<P: Platform>(
+    ctx: &Ctx<P>,
+    stats: &DirtyStats<P>,
+    f: &IomapFolio<P>,
+    inode: Option<&Inode<P>>,
+) -> i64 {
+    if let Some(inode) = inode {
+        folio_write_io(ctx, inode, &f.folio);
+    }
     let written = f.dirty_blocks();
     stats.written.fetch_add(written, Ordering::Relaxed);
-    f.state.lock().iter_mut().for_each(|w| *w = 0);
+    ifs(&f.folio).lock().iter_mut().for_each(|w| *w = 0);
     ctx.event(
         "iomap_writepage_map",
         "folio {}: {} dirty blocks written, all dirty bits cleared",
@@ -264,15 +382,52 @@ pub fn write_folio<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
-    charge: DirtyCharge,
+    how: Charging<'_, P>,
     mkclean: impl FnOnce() -> bool,
 ) -> (Option<Dirtied>, Cleaned) {
     let _lock = f.folio.lock();
     // `folio_mkclean` found a dirty PTE: `folio_mark_dirty` before the clear.
-    let redirtied = mkclean().then(|| iomap_dirty_folio(ctx, stats, f, charge));
-    let cleaned = folio_clear_dirty_for_io(ctx, stats, f, charge);
+    let redirtied = mkclean().then(|| iomap_dirty_folio(ctx, stats, f, how));
+    let cleaned = folio_clear_dirty_for_io(ctx, stats, f, how);
     if cleaned.is_some() {
-        iomap_writepage_map(ctx, stats, f);
+        iomap_writepage_map(ctx, stats, f, how.inode);
     }
     (redirtied, cleaned)
+}
+
+/// The WB_RECLAIMABLE move of `inode_do_switch_wbs()` (under the i_pages lock, which the caller
+/// holds): for each folio in the page cache that `moves` selects, WB_RECLAIMABLE -= n on the old
+/// wb and += n on the new one. Returns the pages moved.
+pub fn switch_reclaimable<P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &Inode<P>,
+    old: &Wb<P>,
+    new: &Wb<P>,
+    charge: DirtyCharge,
+    moves: SwitchMoves,
+) -> i64 {
+    let mut moved = 0;
+    for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
+        let marked = || folio.marks.test_bit(crate::folio::PAGECACHE_TAG_DIRTY);
+        let selected = match moves {
+            SwitchMoves::NrPages | SwitchMoves::AccountedMarked => marked() && folio.test_dirty(),
+            SwitchMoves::AccountedDirty => folio.test_dirty(),
+        };
+        if !selected {
+            continue;
+        }
+        let nr = match moves {
+            SwitchMoves::NrPages => folio.nr_pages(),
+            SwitchMoves::AccountedMarked | SwitchMoves::AccountedDirty => accounted_dirty_pages(ctx, folio, charge),
+        };
+        wb_stat_mod(ctx, old, WbStatItem::Reclaimable, -nr);
+        wb_stat_mod(ctx, new, WbStatItem::Reclaimable, nr);
+        moved += nr;
+    }
+    ctx.event(
+        "inode_do_switch_wbs",
+        "moved {} WB_RECLAIMABLE page(s) wb{} -> wb{}",
+        &[moved, old.id as i64, new.id as i64],
+    );
+    moved
 }

@@ -19,3 +19,4 @@ pub const PRESSURE_RELIEF: &str = "pressure-relief";
 pub const CHARGE_EQUALS_WRITTEN: &str = "charge-equals-written";
 pub const OVER_ACCOUNTING_BOUND: &str = "over-accounting-bound";
 pub const CHARGE_DISCHARGE_MATCH: &str = "charge-discharge-match";
+pub const WB_RECLAIMABLE_EXACT: &str = "wb-reclaimable-exact";

@@ -51,13 +51,17 @@ pub const USE_AFTER_FREE: &str = "use-after-free";
 /// Detected on a reference-count underflow or a get of a wb whose count is zero.
 pub const REFCOUNT: &str = "refcount";
 
-/// The `enum wb_stat_item` entries the models read. WB_RECLAIMABLE, WB_WRITEBACK, WB_DIRTIED and
-/// WB_WRITTEN are independent percpu counters that no modelled property reads; leaving them
-/// out removes interleavings without hiding any ordering the properties depend on.
+/// The `enum wb_stat_item` entries the models read. WB_WRITEBACK, WB_DIRTIED and WB_WRITTEN are
+/// independent percpu counters that no modelled property reads; leaving them out removes
+/// interleavings without hiding any ordering the properties depend on. WB_RECLAIMABLE is charged
+/// only where a model's bdi selects a dirty charge ([`crate::revision::Knobs::block`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WbStatItem {
     /// `WB_DONTCACHE_DIRTY` (seed 002 patch 2): dirty pages of dropbehind folios.
     DontcacheDirty,
+    /// `WB_RECLAIMABLE`: the wb's charged dirty pages (scenario per-block-charge, where the bdi's
+    /// knobs select a dirty charge; the other scenarios leave it out).
+    Reclaimable,
 }
 
 impl WbStatItem {
@@ -68,6 +72,11 @@ impl WbStatItem {
                 "wb{}: WB_DONTCACHE_DIRTY += {}",
                 "wb{}: WB_DONTCACHE_DIRTY percpu_counter_read_positive = {} (global count only)",
                 "wb{}: WB_DONTCACHE_DIRTY percpu_counter_sum_positive = {}",
+            ],
+            WbStatItem::Reclaimable => [
+                "wb{}: WB_RECLAIMABLE += {}",
+                "wb{}: WB_RECLAIMABLE percpu_counter_read_positive = {} (global count only)",
+                "wb{}: WB_RECLAIMABLE percpu_counter_sum_positive = {}",
             ],
         }
     }
@@ -104,6 +113,7 @@ pub struct Wb<P: Platform> {
     /// `wb->state`: every `WB_*` bit in one word.
     pub state: BitWord<P>,
     dontcache_dirty: PercpuCounter<P>,
+    reclaimable: PercpuCounter<P>,
     /// The batch `wb_stat_mod` passes (`WB_STAT_BATCH`, or a shrunk one under a checker).
     batch: i32,
     /// `wb->work_lock`, taken with `spin_lock_irq` by `wb_wakeup` and `wb_shutdown`.
@@ -144,6 +154,7 @@ impl<P: Platform> Wb<P> {
             id,
             state: BitWord::new(1 << WB_REGISTERED, Name { what: "wb{}.state", index: id as i64, bits: WB_BITS }),
             dontcache_dirty: PercpuCounter::new(nr_cpus),
+            reclaimable: PercpuCounter::new(nr_cpus),
             batch,
             work_lock: SpinLock::new(()),
             dwork: Traced::new(0, Name::int("wb{}.dwork", id as i64)),
@@ -169,6 +180,7 @@ impl<P: Platform> Wb<P> {
     pub fn stat(&self, item: WbStatItem) -> &PercpuCounter<P> {
         match item {
             WbStatItem::DontcacheDirty => &self.dontcache_dirty,
+            WbStatItem::Reclaimable => &self.reclaimable,
         }
     }
 
@@ -298,7 +310,7 @@ impl<P: Platform> Bdi<P> {
 pub fn wb_stat_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem, amount: i64) {
     ctx.event("wb_stat_mod", item.templates()[0], &[wb.id as i64, amount]);
     wb.touch(ctx, "wb_stat_mod", Access::Stats, || wb.stat(item).add_batch(ctx, amount, wb.batch));
-    if amount < 0 {
+    if amount < 0 && item == WbStatItem::DontcacheDirty {
         wb.dontcache_removed.fetch_add(-amount, Ghost::Relaxed);
     }
 }

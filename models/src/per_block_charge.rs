@@ -8,19 +8,27 @@ use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::iomap::{iomap_dirty_folio, iomap_write_end, write_folio, Cleaned, Dirtied, DirtyStats, IomapFolio};
+use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
+use wb_core::inode::Inode;
+use wb_core::iomap::{
+    iomap_dirty_folio, iomap_write_end, write_folio, Charging, Cleaned, Dirtied, DirtyStats, IomapFolio,
+};
 use wb_core::pte::{folio_mkclean, zap_pte_range, Pte};
 use wb_core::revision::BlockRevision;
 use wb_core::revision::Revision;
 use wb_core::sync::{Ordering, Platform};
 use wb_core::trace::Trace;
+use wb_core::wb::{wb_get, Bdi, WbStatItem};
 
 pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;
-pub use wb_core::property::CHARGE_DISCHARGE_MATCH;
-const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH];
+pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT};
+const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT];
 
 /// The folio: 4 blocks (16 KiB). The writer writes block 1.
 pub const FOLIO_PAGES: u32 = 4;
+/// The inode starts on cgroup wb1; the switch moves it to wb2 (wb0 is the root wb).
+pub const FIRST_WB: usize = 1;
+pub const SWITCH_TO: usize = 2;
 
 /// Ghost ledger: pages charged and discharged per dirty cycle of the folio.
 #[derive(Default)]
@@ -53,28 +61,71 @@ pub enum Start {
     MappedClean,
 }
 
+/// A thread of the scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Writer,
+    Munmap,
+    Flusher,
+    Switcher,
+}
+
+impl Role {
+    pub const ALL: [Role; 4] = [Role::Writer, Role::Munmap, Role::Flusher, Role::Switcher];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Writer => "writer",
+            Role::Munmap => "munmap",
+            Role::Flusher => "flusher",
+            Role::Switcher => "switcher",
+        }
+    }
+}
+
+/// The declared configurations: every three of the four roles, one thread each.
+pub fn configurations() -> Vec<[Role; 3]> {
+    (0..4)
+        .rev()
+        .map(|left_out| {
+            let mut it = Role::ALL.into_iter().enumerate().filter(|(i, _)| *i != left_out).map(|(_, r)| r);
+            [(); 3].map(|_| it.next().expect("three roles"))
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone)]
 pub struct BlockModel {
     pub revision: BlockRevision,
     pub start: Start,
+    pub roles: [Role; 3],
 }
 
-/// The scenario's objects: the folio with its PTE, the dirty stats and the ghost ledger. The
-/// model's threads and the oracle's core run the same calls on them.
+/// The scenario's objects: the inode with its folio and PTE on a bdi with two cgroup wbs, the
+/// node dirty stats and the ghost ledger. The model's threads and the oracle's core run the same
+/// calls on them.
 pub struct BlockObjects<P: Platform> {
     revision: BlockRevision,
     folio: IomapFolio<P>,
+    inode: Inode<P>,
     stats: DirtyStats<P>,
     pte: Pte<P>,
     ledger: Ledger,
 }
 
 impl<P: Platform> BlockObjects<P> {
-    /// The objects at `start` (`setup` runs `iomap_page_mkwrite` for a dirty mapping).
-    pub fn new(setup: &Ctx<P>, revision: BlockRevision, start: Start) -> Self {
+    /// The objects at `start` (`setup` runs `iomap_page_mkwrite` for a dirty mapping), for up to
+    /// `max_tasks` tasks on `nr_cpus` CPUs.
+    pub fn new(setup: &Ctx<P>, revision: BlockRevision, start: Start, nr_cpus: usize, max_tasks: usize) -> Self {
+        let knobs = revision.knobs();
+        let bdi = Arc::new(Bdi::new(2, nr_cpus, wb_core::wb::wb_stat_batch_for(nr_cpus), max_tasks).with_knobs(knobs));
+        let folio = IomapFolio::new(0, FOLIO_PAGES);
+        let inode = Inode::new(0, bdi.clone(), FIRST_WB, true, vec![folio.folio.clone()]);
+        wb_get(setup, bdi.wb(FIRST_WB)); // the inode's association reference
         let o = BlockObjects {
             revision,
-            folio: IomapFolio::new(0, FOLIO_PAGES),
+            folio,
+            inode,
             stats: DirtyStats::default(),
             pte: Pte::new(start == Start::MappedDirty),
             ledger: Ledger::default(),
@@ -82,45 +133,79 @@ impl<P: Platform> BlockObjects<P> {
         if start == Start::MappedDirty {
             let _lock = o.folio.folio.lock();
             setup.event("iomap_page_mkwrite", "folio_mark_dirty under the folio lock", &[]);
-            o.ledger.dirtied(iomap_dirty_folio(setup, &o.stats, &o.folio, revision.knobs().charge));
+            o.ledger.dirtied(iomap_dirty_folio(setup, &o.stats, &o.folio, o.charging()));
         }
         o
+    }
+
+    fn charging(&self) -> Charging<'_, P> {
+        let knobs = self.revision.knobs();
+        Charging { charge: knobs.charge, inode: Some(&self.inode), in_section: knobs.charge_in_section }
     }
 
     /// The buffered writer: block 1 under the folio lock.
     pub fn write(&self, ctx: &Ctx<P>) {
         let _lock = self.folio.folio.lock();
-        self.ledger.dirtied(iomap_write_end(ctx, &self.stats, &self.folio, 1, 1, self.revision.knobs().charge));
+        self.ledger.dirtied(iomap_write_end(ctx, &self.stats, &self.folio, 1, 1, self.charging()));
     }
 
     /// `munmap`'s `zap_pte_range`: a dirty PTE dirties the folio, under the PTL only.
     pub fn zap(&self, ctx: &Ctx<P>) {
-        let charge = self.revision.knobs().charge;
-        if let Some(d) = zap_pte_range(ctx, &self.pte, || iomap_dirty_folio(ctx, &self.stats, &self.folio, charge)) {
+        if let Some(d) =
+            zap_pte_range(ctx, &self.pte, || iomap_dirty_folio(ctx, &self.stats, &self.folio, self.charging()))
+        {
             self.ledger.dirtied(d);
         }
     }
 
     /// The flusher's writeback of the folio, `folio_mkclean` first.
     pub fn writeback(&self, ctx: &Ctx<P>) {
-        let knobs = self.revision.knobs();
-        self.ledger.record(write_folio(ctx, &self.stats, &self.folio, knobs.charge, || {
-            folio_mkclean(ctx, &self.pte, knobs.mkclean_sync)
+        let sync = self.revision.knobs().mkclean_sync;
+        self.ledger.record(write_folio(ctx, &self.stats, &self.folio, self.charging(), || {
+            folio_mkclean(ctx, &self.pte, sync)
         }));
     }
 
-    /// (charged, discharged) pages per dirty cycle, the cycles with any.
+    /// The cgroup wb switch of the inode from wb1 to wb2 (`inode_switch_wbs` and its work).
+    pub fn switch(&self, ctx: &Ctx<P>) {
+        if inode_switch_wbs(ctx, &self.inode, SWITCH_TO) {
+            inode_switch_wbs_work_fn(ctx, &self.inode, SWITCH_TO);
+        }
+    }
+
+    /// Run `role`'s call.
+    pub fn run(&self, role: Role, ctx: &Ctx<P>) {
+        match role {
+            Role::Writer => self.write(ctx),
+            Role::Munmap => self.zap(ctx),
+            Role::Flusher => self.writeback(ctx),
+            Role::Switcher => self.switch(ctx),
+        }
+    }
+
     /// wb-core's `NR_FILE_DIRTY` and `NR_DIRTIED`, as its charge and discharge left them.
     pub fn counters(&self) -> (i64, i64) {
         (self.stats.nr_file_dirty.load(Ordering::Relaxed), self.stats.nr_dirtied.load(Ordering::Relaxed))
     }
 
+    /// Each wb's WB_RECLAIMABLE (count plus slots, read directly), root wb first.
+    pub fn reclaimable(&self) -> Vec<i64> {
+        self.inode.bdi.wbs().iter().map(|wb| wb.stat(WbStatItem::Reclaimable).raw_total()).collect()
+    }
+
+    /// The wb the inode is on.
+    pub fn wb_id(&self) -> usize {
+        self.inode.wb_id()
+    }
+
+    /// (charged, discharged) pages per dirty cycle, the cycles with any.
     pub fn ledger(&self) -> BTreeMap<usize, (i64, i64)> {
         self.ledger.0.lock().expect("ghost").iter().filter(|(_, e)| **e != (0, 0)).map(|(k, e)| (*k, *e)).collect()
     }
 
-    /// `charge-discharge-match`, after the final sync.
+    /// `charge-discharge-match` and `wb-reclaimable-exact`, after the final sync.
     pub fn violations(&self) -> Vec<Violation> {
+        let mut out = Vec::new();
         let bad: Vec<String> = self
             .ledger()
             .iter()
@@ -128,15 +213,31 @@ impl<P: Platform> BlockObjects<P> {
             .map(|(cycle, (c, d))| format!("dirty cycle {cycle}: {c} pages charged, {d} discharged"))
             .collect();
         let left = self.stats.nr_file_dirty.load(Ordering::Relaxed);
-        if bad.is_empty() && left == 0 {
-            return Vec::new();
+        if !bad.is_empty() || left != 0 {
+            out.push(Violation {
+                property: CHARGE_DISCHARGE_MATCH,
+                message: format!("{}; NR_FILE_DIRTY after the final sync = {left}", bad.join("; ")),
+            });
         }
-        vec![Violation {
-            property: CHARGE_DISCHARGE_MATCH,
-            message: format!("{}; NR_FILE_DIRTY after the final sync = {left}", bad.join("; ")),
-        }]
+        let per_wb = self.reclaimable();
+        if per_wb.iter().any(|&n| n != 0) {
+            let list: Vec<String> = per_wb.iter().enumerate().map(|(id, n)| format!("wb{id} {n}")).collect();
+            out.push(Violation {
+                property: WB_RECLAIMABLE_EXACT,
+                message: format!(
+                    "WB_RECLAIMABLE after the final sync (the folio clean, the inode on wb{}): {}",
+                    self.wb_id(),
+                    list.join(", ")
+                ),
+            });
+        }
+        out
     }
 }
+
+/// Tasks: setup, three threads, the final sync.
+const MAX_TASKS: usize = 5;
+const NR_CPUS: usize = 2;
 
 impl Model for BlockModel {
     fn properties(&self) -> &'static [&'static str] {
@@ -145,18 +246,19 @@ impl Model for BlockModel {
 
     fn execute<P: Platform>(&self, trace: &Arc<Trace>, plans: &[CpuPlan]) -> Vec<Violation> {
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let start =
-            if P::NAME == "shuttle" { [Start::MappedDirty, Start::MappedClean][P::choose(2)] } else { self.start };
-        let objects = Arc::new(BlockObjects::new(&setup, self.revision, start));
-        type Call<P> = fn(&BlockObjects<P>, &Ctx<P>);
-        let calls: [(&'static str, Call<P>); 3] =
-            [("writer", BlockObjects::write), ("munmap", BlockObjects::zap), ("flusher", BlockObjects::writeback)];
-        let threads: Vec<_> = calls
+        let (start, roles) = if P::NAME == "shuttle" {
+            let configs = configurations();
+            ([Start::MappedDirty, Start::MappedClean][P::choose(2)], configs[P::choose(configs.len())])
+        } else {
+            (self.start, self.roles)
+        };
+        let objects = Arc::new(BlockObjects::new(&setup, self.revision, start, NR_CPUS, MAX_TASKS));
+        let threads: Vec<_> = roles
             .into_iter()
             .zip(plans)
-            .map(|((name, call), &plan)| {
+            .map(|(role, &plan)| {
                 let (objects, trace) = (objects.clone(), trace.clone());
-                P::spawn(move || call(&objects, &Ctx::<P>::new(trace, name, plan)))
+                P::spawn(move || objects.run(role, &Ctx::<P>::new(trace, role.name(), plan)))
             })
             .collect();
         threads.into_iter().for_each(P::join);
@@ -170,41 +272,69 @@ impl Model for BlockModel {
     }
 
     fn loom_variants(&self) -> Vec<Self> {
-        [Start::MappedDirty, Start::MappedClean].map(|start| BlockModel { start, ..self.clone() }).to_vec()
+        let mut out = Vec::new();
+        for roles in configurations() {
+            for start in [Start::MappedDirty, Start::MappedClean] {
+                out.push(BlockModel { start, roles, ..self.clone() });
+            }
+        }
+        out
     }
 
     fn shuttle_placement(&self) -> Vec<CpuPlan> {
         vec![CpuPlan::Fixed(0), CpuPlan::Fixed(1), CpuPlan::Fixed(0)]
     }
 
+    /// Bound 2 (quick), 3 (scope), 4 (deep), except the PVMW_SYNC mutant's quick bound, 3: its
+    /// race (a zap between its PTE clear and its dirtying, the flusher's clean, and the switch)
+    /// needs three preemptions, and the quick tier would otherwise not test that loom finds it.
+    /// Every revision at bound 3 over all eight configurations: 59k to 425k executions, 5 to 36 s.
+    fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
+        Some(match tier {
+            Tier::Quick if !self.revision.knobs().mkclean_sync => 3,
+            Tier::Quick => 2,
+            Tier::Scope => 3,
+            Tier::Deep => 4,
+        })
+    }
+
     fn configuration(&self) -> String {
-        format!("writer + munmap + flusher; start {:?}", self.start)
+        let names: Vec<&str> = self.roles.iter().map(|r| r.name()).collect();
+        format!("{}; start {:?}", names.join(" + "), self.start)
     }
 
     fn placement_label(&self, _plans: &[CpuPlan]) -> String {
-        format!("start {:?}; writer, munmap, flusher", self.start)
+        let names: Vec<&str> = self.roles.iter().map(|r| r.name()).collect();
+        format!("start {:?}; {} on CPUs 0, 1, 0", self.start, names.join(", "))
     }
 
     fn size(&self) -> Vec<(String, u64)> {
-        vec![("threads".into(), 3), ("folio_pages".into(), u64::from(FOLIO_PAGES))]
+        vec![("threads".into(), 3), ("folio_pages".into(), u64::from(FOLIO_PAGES)), ("wbs".into(), 2)]
     }
 }
 
 /// The declared scope of per-block-charge.
 pub fn scope_decl() -> ScopeDecl {
     let role = |name, runs, callers| RoleDecl { name, runs, callers };
+    let mut declared = Vec::new();
+    for roles in configurations() {
+        for start in [Start::MappedDirty, Start::MappedClean] {
+            declared.push(BlockModel { revision: BlockRevision::Baseline, start, roles }.configuration());
+        }
+    }
     ScopeDecl {
         roles: vec![
             role("writer", "__iomap_write_end of one block (folio locked)", "iomap_file_buffered_write"),
             role("munmap", "zap_pte_range: a dirty PTE's bit to iomap_dirty_folio (PTL only)", "munmap, exit, MADV_DONTNEED"),
             role("flusher", "writeback_iter: folio_mkclean, folio_clear_dirty_for_io, iomap_writepage_map", "the flusher's writeback"),
+            role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback: wbc_detach_inode's foreign-owner switch, cleanup_offline_cgwb (XFS, gfs2 and zonefs mappings use iomap_dirty_folio; XFS supports cgroup writeback)"),
         ],
-        counts: "one of each",
-        sharing: "one 4-block folio mapped through one PTE of a shared mapping",
+        counts: "three of the four roles, one thread each (every triple)",
+        sharing: "one 4-block folio of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping",
         initial: "mapped dirty (iomap_page_mkwrite marked every block, PTE dirty) or mapped clean (PTE write-protected)",
-        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL)",
-        bounds: "loom: the tier's preemption bound; shuttle: the tier's iterations; oracle: every interleaving of whole calls from both starts, then a final sync",
-        configurations: vec!["writer + munmap + flusher; mapped dirty".into(), "writer + munmap + flusher; mapped clean".into()],
+        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL); folio_redirty_for_writepage (no 6.12 caller on an iomap_dirty_folio mapping); migration; all four roles at once (the oracle runs them)",
+        bounds: "loom: preemption bound 2 (quick; 3 for the PVMW_SYNC mutant, whose race needs 3), 3 (scope), 4 (deep); shuttle: the tier's iterations, drawing the triple and the start; oracle: every interleaving of whole calls of all four roles from both starts, then a final sync",
+        configurations: declared,
     }
 }
 
@@ -216,15 +346,19 @@ impl ModelScenario for PerBlockCharge {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
-            summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier and writeback (seed 003)",
+            summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier, writeback and the cgroup wb switch (seed 003)",
             header: include_str!("per_block_charge.md"),
-            properties: &[(CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it")],
+            properties: &[
+                (CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it"),
+                (WB_RECLAIMABLE_EXACT, "after the final sync every wb's WB_RECLAIMABLE is 0"),
+            ],
             scope: scope_decl(),
             revisions: revision_infos::<BlockRevision>(),
         }
     }
 
     fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<BlockModel, String> {
-        Ok(BlockModel { revision: parse_revision(NAME, revision)?, start: Start::MappedDirty })
+        let revision = parse_revision(NAME, revision)?;
+        Ok(BlockModel { revision, start: Start::MappedDirty, roles: configurations()[0] })
     }
 }

@@ -380,8 +380,7 @@ impl Oracle for KickOracle {
                         calls.iter().copied().cycle().take(calls.len() * cfg.ops).collect()
                     })
                     .collect();
-                threads
-                    .push(rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
+                threads.push(rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
                 let placement =
                     dc.iter().zip(&cpus).map(|(k, c)| format!("thread{k} cpu{c}")).collect::<Vec<_>>().join(", ");
                 programs.push(Program {
@@ -399,7 +398,10 @@ impl Oracle for KickOracle {
     fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
         let cfg = KickOracleConfig::for_tier(tier);
         vec![
-            ("max_threads".into(), dontcache_kick::kick_scope().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64),
+            (
+                "max_threads".into(),
+                dontcache_kick::kick_scope().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64,
+            ),
             ("ops_per_thread".into(), cfg.ops as u64),
             ("flusher_runs".into(), cfg.flusher_runs as u64),
             ("cpus".into(), cfg.nr_cpus as u64),

@@ -1,6 +1,7 @@
 //! Reference model of `per-block-charge` with atomic calls, independent of wb-core, and its
-//! oracle: every interleaving of the writer's, the unmap dirtier's and the flusher's calls, from a
-//! dirty and from a clean mapping, then a final sync, cross-checked against wb-core's folio.
+//! oracle: every interleaving of the writer's, the unmap dirtier's, the flusher's and the
+//! switcher's calls (all four at once), from a dirty and from a clean mapping, then a final sync,
+//! cross-checked against wb-core's folio, node counters and per-wb WB_RECLAIMABLE.
 
 use super::{Oracle, Program};
 use std::collections::BTreeMap;
@@ -10,12 +11,14 @@ use wb_core::revision::BlockRevision;
 use wb_core::sync::Std;
 use wb_core::trace::{Step, Trace};
 use wb_models::bounds::Tier;
-use wb_models::per_block_charge::{BlockObjects, Start, CHARGE_DISCHARGE_MATCH};
+use wb_models::per_block_charge::{
+    BlockObjects, Role, Start, CHARGE_DISCHARGE_MATCH, FIRST_WB, SWITCH_TO, WB_RECLAIMABLE_EXACT,
+};
 
 pub use wb_models::per_block_charge::NAME;
 
-/// `per-block-charge` with atomic calls: the folio's PTE, PG_dirty, dirty bits (4 blocks), and
-/// the pages charged and discharged per dirty cycle.
+/// `per-block-charge` with atomic calls: the folio's PTE, PG_dirty, dirty bits (4 blocks), the
+/// inode's wb, each wb's WB_RECLAIMABLE, and the pages charged and discharged per dirty cycle.
 #[derive(Debug, Clone, Default)]
 pub struct RefBlock {
     pub pte_dirty: bool,
@@ -24,6 +27,10 @@ pub struct RefBlock {
     pub cycle: usize,
     pub per_page: bool,
     pub discharge_folio: bool,
+    /// The switch moves what the discharge would take (else the whole folio).
+    pub switch_moves_accounted: bool,
+    pub wb: usize,
+    pub reclaimable: [i64; 3],
     pub ledger: BTreeMap<usize, (i64, i64)>,
 }
 
@@ -39,7 +46,33 @@ impl RefBlock {
             4
         };
         self.dirty = true;
+        self.reclaimable[self.wb] += charge;
         self.ledger.entry(self.cycle).or_default().0 += charge;
+    }
+
+    /// The pages the discharge takes: the dirty blocks with a wired per-page discharge, else the
+    /// whole folio.
+    fn accounted(&self) -> i64 {
+        if self.per_page && !self.discharge_folio {
+            self.bits.iter().filter(|b| **b).count() as i64
+        } else {
+            4
+        }
+    }
+
+    /// The switch of the inode to wb2: a dirty folio's pages move with it.
+    pub fn switch(&mut self) {
+        if self.wb == SWITCH_TO {
+            return;
+        }
+        let moved = match (self.dirty, self.switch_moves_accounted) {
+            (false, _) => 0,
+            (true, true) => self.accounted(),
+            (true, false) => 4,
+        };
+        self.reclaimable[self.wb] -= moved;
+        self.reclaimable[SWITCH_TO] += moved;
+        self.wb = SWITCH_TO;
     }
 
     /// `iomap_page_mkwrite` (setup) and the unmap dirtier's `iomap_dirty_folio`: every block.
@@ -66,8 +99,8 @@ impl RefBlock {
         if !std::mem::take(&mut self.dirty) {
             return;
         }
-        let n =
-            if self.per_page && !self.discharge_folio { self.bits.iter().filter(|b| **b).count() as i64 } else { 4 };
+        let n = self.accounted();
+        self.reclaimable[self.wb] -= n;
         self.ledger.entry(self.cycle).or_default().1 += n;
         self.cycle += 1;
         self.bits = [false; 4];
@@ -78,13 +111,8 @@ impl RefBlock {
     }
 }
 
-/// A call of the per-block-charge oracle.
-#[derive(Debug, Clone, Copy)]
-pub enum BlockOp {
-    Write,
-    Zap,
-    Writeback,
-}
+/// A call of the per-block-charge oracle: one role's call.
+pub type BlockOp = Role;
 
 pub struct BlockOracle;
 
@@ -93,13 +121,17 @@ pub struct BlockCore {
     objects: BlockObjects<Std>,
 }
 
-/// The revision's charge and discharge, in this model's own terms: (per page, discharge the whole
-/// folio).
-fn knobs(revision: BlockRevision) -> (bool, bool) {
+/// The revision's charge, discharge and switch, in this model's own terms: (per page, discharge
+/// the whole folio, the switch moves the discharge's count). Where the charge happens relative to
+/// the switch (our fix's section) is invisible to atomic calls.
+fn knobs(revision: BlockRevision) -> (bool, bool, bool) {
     match revision {
-        BlockRevision::Baseline => (false, false),
-        BlockRevision::Series | BlockRevision::SeriesMkcleanNosync => (true, false),
-        BlockRevision::SeriesDischargeNrPages => (true, true),
+        BlockRevision::Baseline => (false, false, false),
+        BlockRevision::Series => (true, false, false),
+        BlockRevision::SeriesSwitchAccounted
+        | BlockRevision::SeriesFixChargeInSection
+        | BlockRevision::SeriesFixMkcleanNosync => (true, false, true),
+        BlockRevision::SeriesFixDischargeNrPages => (true, true, true),
     }
 }
 
@@ -119,20 +151,20 @@ impl Oracle for BlockOracle {
                     "one CPU (the oracle's calls are atomic); mapping dirty at start: {}",
                     start == Start::MappedDirty
                 ),
-                threads: vec![vec![BlockOp::Write], vec![BlockOp::Zap], vec![BlockOp::Writeback]],
-                epilogue: vec![BlockOp::Writeback],
+                threads: Role::ALL.into_iter().map(|r| vec![r]).collect(),
+                epilogue: vec![Role::Flusher],
                 setup: start,
             })
             .collect()
     }
 
     fn bounds(&self, _: Tier) -> Vec<(String, u64)> {
-        vec![("threads".into(), 3)]
+        vec![("threads".into(), 4)]
     }
 
     fn reference(&self, revision: BlockRevision, start: &Start) -> RefBlock {
-        let (per_page, discharge_folio) = knobs(revision);
-        let mut r = RefBlock { per_page, discharge_folio, ..RefBlock::default() };
+        let (per_page, discharge_folio, switch_moves_accounted) = knobs(revision);
+        let mut r = RefBlock { per_page, discharge_folio, switch_moves_accounted, wb: FIRST_WB, ..RefBlock::default() };
         if *start == Start::MappedDirty {
             r.mark_all();
             r.pte_dirty = true;
@@ -142,34 +174,41 @@ impl Oracle for BlockOracle {
 
     fn core(&self, revision: BlockRevision, start: &Start) -> BlockCore {
         let ctx = Ctx::new(Arc::new(Trace::disabled()), "core", CpuPlan::Fixed(0));
-        let objects = BlockObjects::new(&ctx, revision, *start);
+        let objects = BlockObjects::new(&ctx, revision, *start, 1, 1);
         BlockCore { ctx, objects }
     }
 
     fn apply_reference(&self, r: &mut RefBlock, _: &Start, _: usize, op: BlockOp) -> Step {
-        let (thread, function) = match op {
-            BlockOp::Write => {
+        let function = match op {
+            Role::Writer => {
                 r.write_block1();
-                ("writer", "iomap_write_end")
+                "iomap_write_end"
             }
-            BlockOp::Zap => {
+            Role::Munmap => {
                 r.zap();
-                ("munmap", "zap_pte_range")
+                "zap_pte_range"
             }
-            BlockOp::Writeback => {
+            Role::Flusher => {
                 r.writeback();
-                ("flusher", "folio_clear_dirty_for_io")
+                "folio_clear_dirty_for_io"
+            }
+            Role::Switcher => {
+                r.switch();
+                "inode_do_switch_wbs"
             }
         };
-        Step::new(thread, function, format!("PG_dirty {} bits {:?} ledger {:?}", r.dirty as u8, r.bits, r.ledger))
+        Step::new(
+            op.name(),
+            function,
+            format!(
+                "PG_dirty {} bits {:?} wb{} WB_RECLAIMABLE {:?} ledger {:?}",
+                r.dirty as u8, r.bits, r.wb, r.reclaimable, r.ledger
+            ),
+        )
     }
 
     fn apply_core(&self, c: &mut BlockCore, _: usize, op: BlockOp) {
-        match op {
-            BlockOp::Write => c.objects.write(&c.ctx),
-            BlockOp::Zap => c.objects.zap(&c.ctx),
-            BlockOp::Writeback => c.objects.writeback(&c.ctx),
-        }
+        c.objects.run(op, &c.ctx)
     }
 
     fn diverges(&self, r: &RefBlock, c: &BlockCore) -> Option<String> {
@@ -183,6 +222,15 @@ impl Oracle for BlockOracle {
         // charge and discharge did to NR_FILE_DIRTY and NR_DIRTIED.
         let charged: i64 = r.ledger.values().map(|e| e.0).sum();
         let discharged: i64 = r.ledger.values().map(|e| e.1).sum();
+        if c.objects.reclaimable() != r.reclaimable || c.objects.wb_id() != r.wb {
+            return Some(format!(
+                "wb-core's WB_RECLAIMABLE {:?} (inode on wb{}) differs from the reference's {:?} (wb{})",
+                c.objects.reclaimable(),
+                c.objects.wb_id(),
+                r.reclaimable,
+                r.wb
+            ));
+        }
         let (file_dirty, dirtied) = c.objects.counters();
         ((file_dirty, dirtied) != (charged - discharged, charged)).then(|| {
             format!(
@@ -193,10 +241,17 @@ impl Oracle for BlockOracle {
     }
 
     fn violated(&self, r: &RefBlock, _: &Start) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
         let bad = r.mismatched();
-        if bad.is_empty() {
-            return Vec::new();
+        if !bad.is_empty() {
+            out.push((CHARGE_DISCHARGE_MATCH, format!("(cycle, charged, discharged) mismatched: {bad:?}")));
         }
-        vec![(CHARGE_DISCHARGE_MATCH, format!("(cycle, charged, discharged) mismatched: {bad:?}"))]
+        if r.reclaimable.iter().any(|&n| n != 0) {
+            out.push((
+                WB_RECLAIMABLE_EXACT,
+                format!("WB_RECLAIMABLE per wb after the final sync: {:?} (inode on wb{})", r.reclaimable, r.wb),
+            ));
+        }
+        out
     }
 }

@@ -42,11 +42,22 @@ pub struct Knobs {
     pub kick: KickProtocol,
     pub pin: KickPin,
     pub accounting: Accounting,
+    /// The dirty charge of an iomap mapping with per-block dirty state (scenario
+    /// per-block-charge): WB_RECLAIMABLE is charged, discharged and moved by the switch only when
+    /// set; `None` leaves WB_RECLAIMABLE out.
+    pub block: Option<BlockKnobs>,
 }
 
 impl Knobs {
     /// v7 as applied.
-    pub const V7: Knobs = Knobs { kick: KickProtocol::V7, pin: KickPin::GetWakePut, accounting: Accounting::V7 };
+    pub const V7: Knobs =
+        Knobs { kick: KickProtocol::V7, pin: KickPin::GetWakePut, accounting: Accounting::V7, block: None };
+}
+
+impl From<BlockKnobs> for Knobs {
+    fn from(block: BlockKnobs) -> Knobs {
+        Knobs { block: Some(block), ..Knobs::V7 }
+    }
 }
 
 impl From<KickProtocol> for Knobs {

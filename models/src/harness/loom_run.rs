@@ -53,7 +53,8 @@ fn deepen<M: Model>(model: &M, bounds: &Bounds, max: usize, start: Instant) -> O
         let micros_before = start.elapsed().as_micros() as u64;
         let (at_k, _) = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true, usize::MAX);
         merge_smaller(&mut outcome, at_k, k, micros_before);
-        if outcome.counterexamples.iter().filter(|c| c.property != CHECKER_ERROR).count() >= model.loom_property_count() {
+        if outcome.counterexamples.iter().filter(|c| c.property != CHECKER_ERROR).count() >= model.loom_property_count()
+        {
             break;
         }
     }
@@ -69,10 +70,9 @@ fn merge_smaller(outcome: &mut Outcome, at_k: Outcome, k: usize, micros_before: 
     outcome.bounded |= at_k.bounded;
     for cx in at_k.counterexamples {
         if outcome.counterexample(cx.property).is_none() {
-            let found = cx.found.map(|f| FirstFound {
-                executions: executions_before + f.executions,
-                micros: micros_before + f.micros,
-            });
+            let found = cx
+                .found
+                .map(|f| FirstFound { executions: executions_before + f.executions, micros: micros_before + f.micros });
             outcome.counterexamples.push(super::Counterexample { found, min_preemptions: Some(k), ..cx });
         }
     }
