@@ -327,7 +327,7 @@ pub fn scope_decl() -> ScopeDecl {
             role("writer", "__iomap_write_end of one block (folio locked)", "iomap_file_buffered_write"),
             role("munmap", "zap_pte_range: a dirty PTE's bit to iomap_dirty_folio (PTL only)", "munmap, exit, MADV_DONTNEED"),
             role("flusher", "writeback_iter: folio_mkclean, folio_clear_dirty_for_io, iomap_writepage_map", "the flusher's writeback"),
-            role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback: wbc_detach_inode's foreign-owner switch, cleanup_offline_cgwb (XFS, gfs2 and zonefs mappings use iomap_dirty_folio; XFS supports cgroup writeback)"),
+            role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback: wbc_detach_inode's foreign-owner switch of an inode written back for another memcg, on XFS (the one iomap_dirty_folio filesystem with SB_I_CGROUPWB in 6.12); cleanup_offline_cgwb switches only inodes clean when it prepares the switch"),
         ],
         counts: "three of the four roles, one thread each (every triple)",
         sharing: "one 4-block folio of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping",
