@@ -151,27 +151,42 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
     (
         "per-block-charge",
         "series",
-        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact"],
+        [
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+        ],
     ),
     (
         "per-block-charge",
         "series-switch-accounted",
-        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "pass"],
+        [
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "counter-exact",
+        ],
     ),
     ("per-block-charge", "series-fix-charge-in-section", ["pass", "pass", "pass", "pass"]),
     (
         "per-block-charge",
         "series-fix-mkclean-nosync",
-        ["wb-reclaimable-exact", "wb-reclaimable-exact", "wb-reclaimable-exact", "pass"],
+        [
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact, counter-exact",
+            "pass",
+        ],
     ),
     (
         "per-block-charge",
         "series-fix-discharge-nr-pages",
         [
-            "charge-discharge-match, wb-reclaimable-exact",
-            "charge-discharge-match, wb-reclaimable-exact",
-            "charge-discharge-match, wb-reclaimable-exact",
-            "charge-discharge-match, wb-reclaimable-exact",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact",
         ],
     ),
 ];

@@ -46,7 +46,7 @@ impl<P: Platform> AddressSpace<P> {
         };
         if !policy.drops_after_read() {
             for (index, order) in policy.read_phase(g).folios {
-                a.folios.insert(index, IomapFolio::new(index, 1 << order));
+                a.folios.insert(index, IomapFolio::new(index, 1 << order, false));
             }
         }
         a
@@ -83,7 +83,7 @@ impl<P: Platform> AddressSpace<P> {
         while order > 0 && (page + (1 << order) > self.file_pages || overlaps(self, order)) {
             order -= 1;
         }
-        self.folios.insert(page, IomapFolio::new(page, 1 << order));
+        self.folios.insert(page, IomapFolio::new(page, 1 << order, false));
         page
     }
 

@@ -223,8 +223,8 @@ pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new
 /// clobbered: the kernel does not sort it in), else off the lists; `smp_store_release` clears
 /// I_WB_SWITCH. Returns true (the inode is switched).
 ///
-/// Where the bdi's knobs select a dirty charge (scenario per-block-charge), WB_RECLAIMABLE moves
-/// too: [`crate::iomap::switch_reclaimable`].
+/// Where the bdi's knobs select a dirty charge (scenario per-block-charge), WB_RECLAIMABLE and
+/// WB_DONTCACHE_DIRTY move together in one loop, as in v7: [`crate::iomap::switch_dirty_stats`].
 ///
 /// [`SwitchKick::SetStartDontcache`] is the fix `v7-fix-switch-kick`: when DONTCACHE pages moved,
 /// `test_and_set_bit(WB_start_dontcache)` on the new wb (after the stat moves, fully ordered, as
@@ -232,25 +232,30 @@ pub fn inode_switch_wbs_work_fn<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, new
 fn inode_do_switch_wbs<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, old: &Wb<P>, new: &Wb<P>, rev: Accounting) -> bool {
     const F: &str = "inode_do_switch_wbs";
     let _xa = inode.i_pages.lock_irq(ctx, "inode_do_switch_wbs: xa_unlock_irq");
-    let mut moved = 0;
-    for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
-        let counted = if rev.counted_bit {
-            // Our fix: the folios whose pages are counted, whatever their marks.
-            folio.flags.test_bit(PG_DONTCACHE_COUNTED)
-        } else {
-            folio.marks.test_bit(crate::folio::PAGECACHE_TAG_DIRTY) && folio.test_dirty() && folio.test_dropbehind()
-        };
-        if rev.switch_transfer && counted {
-            let nr = folio.nr_pages();
-            wb_stat_mod(ctx, old, WbStatItem::DontcacheDirty, -nr);
-            wb_stat_mod(ctx, new, WbStatItem::DontcacheDirty, nr);
-            moved += nr;
+    let moved = match inode.bdi.knobs.block {
+        Some(block) => crate::iomap::switch_dirty_stats(ctx, inode, old, new, block.charge, block.switch_moves),
+        None => {
+            let mut moved = 0;
+            for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
+                let counted = if rev.counted_bit {
+                    // Our fix: the folios whose pages are counted, whatever their marks.
+                    folio.flags.test_bit(PG_DONTCACHE_COUNTED)
+                } else {
+                    folio.marks.test_bit(crate::folio::PAGECACHE_TAG_DIRTY)
+                        && folio.test_dirty()
+                        && folio.test_dropbehind()
+                };
+                if rev.switch_transfer && counted {
+                    let nr = folio.nr_pages();
+                    wb_stat_mod(ctx, old, WbStatItem::DontcacheDirty, -nr);
+                    wb_stat_mod(ctx, new, WbStatItem::DontcacheDirty, nr);
+                    moved += nr;
+                }
+            }
+            ctx.event(F, "moved {} WB_DONTCACHE_DIRTY page(s) wb{} -> wb{}", &[moved, old.id as i64, new.id as i64]);
+            moved
         }
-    }
-    ctx.event(F, "moved {} WB_DONTCACHE_DIRTY page(s) wb{} -> wb{}", &[moved, old.id as i64, new.id as i64]);
-    if let Some(block) = inode.bdi.knobs.block {
-        crate::iomap::switch_reclaimable(ctx, inode, old, new, block.charge, block.switch_moves);
-    }
+    };
     if moved > 0 && rev.switch_kick == SwitchKick::SetStartDontcache {
         let was = new.state.test_and_set_bit(WB_START_DONTCACHE);
         ctx.event(F, "(fix) test_and_set_bit(WB_start_dontcache) on wb{} = {}", &[new.id as i64, was as i64]);

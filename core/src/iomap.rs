@@ -70,6 +70,10 @@ pub struct Charging<'a, P: Platform> {
     /// Our fix: set the blocks' bits, PG_dirty and the charge inside one
     /// `unlocked_inode_to_wb_begin/end` section, so a switch sees all three or none.
     pub in_section: bool,
+    /// Our fix of the two series together: iomap's own per-page charge also adds the pages to
+    /// WB_DONTCACHE_DIRTY for a PG_dropbehind folio (v7 adds them only in
+    /// `folio_account_dirtied`, which the series' `accounted` path skips).
+    pub iomap_charges_dontcache: bool,
 }
 
 impl<P: Platform> Clone for Charging<'_, P> {
@@ -83,7 +87,7 @@ impl<P: Platform> Copy for Charging<'_, P> {}
 impl<P: Platform> Charging<'_, P> {
     /// One wb: node counters only.
     pub fn node_only(charge: DirtyCharge) -> Self {
-        Charging { charge, inode: None, in_section: false }
+        Charging { charge, inode: None, in_section: false, iomap_charges_dontcache: false }
     }
 }
 
@@ -109,20 +113,32 @@ impl<P: Platform> Default for DirtyStats<P> {
 
 impl<P: Platform> DirtyStats<P> {
     /// `node_stat_mod_folio(NR_FILE_DIRTY, +nr)`, `NR_DIRTIED` and, on `wb`,
-    /// `wb_stat_mod(WB_RECLAIMABLE, +nr)` (`WB_DIRTIED` left out: no property reads it).
-    fn charge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64) {
+    /// `wb_stat_mod(WB_RECLAIMABLE, +nr)` (`WB_DIRTIED` left out: no property reads it); with
+    /// `dontcache` (seed 002 v7's `if (folio_test_dropbehind(folio))` in the same function),
+    /// WB_DONTCACHE_DIRTY += nr too.
+    fn charge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64, dontcache: bool) {
         if nr != 0 {
             self.nr_file_dirty.fetch_add(nr, Ordering::Relaxed);
             self.nr_dirtied.fetch_add(nr, Ordering::Relaxed);
-            wb.into_iter().for_each(|wb| wb_stat_mod(ctx, wb, WbStatItem::Reclaimable, nr));
+            wb.into_iter().for_each(|wb| wb_stats_mod(ctx, wb, nr, dontcache));
         }
     }
 
-    fn discharge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64) {
+    /// The discharge of `nr` pages; v7's WB_DONTCACHE_DIRTY decrement shares the `nr`.
+    fn discharge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64, dontcache: bool) {
         if nr != 0 {
             self.nr_file_dirty.fetch_sub(nr, Ordering::Relaxed);
-            wb.into_iter().for_each(|wb| wb_stat_mod(ctx, wb, WbStatItem::Reclaimable, -nr));
+            wb.into_iter().for_each(|wb| wb_stats_mod(ctx, wb, -nr, dontcache));
         }
+    }
+}
+
+/// `wb_stat_mod(wb, WB_RECLAIMABLE, nr)` and, for a dropbehind folio under seed 002 v7,
+/// `wb_stat_mod(wb, WB_DONTCACHE_DIRTY, nr)`.
+fn wb_stats_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, nr: i64, dontcache: bool) {
+    wb_stat_mod(ctx, wb, WbStatItem::Reclaimable, nr);
+    if dontcache {
+        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, nr);
     }
 }
 
@@ -149,9 +165,11 @@ pub struct Dirtied {
 pub type Cleaned = Option<(usize, i64)>;
 
 impl<P: Platform> IomapFolio<P> {
-    /// A clean folio of `nr_pages` at `index`, its ifs attached (`ifs_alloc` from the read path).
-    pub fn new(index: u64, nr_pages: u32) -> Self {
-        IomapFolio { folio: Arc::new(Folio::new(index, nr_pages, false).with_ifs()), cycle: GhostUsize::new(0) }
+    /// A clean folio of `nr_pages` at `index`, its ifs attached (`ifs_alloc` from the read path);
+    /// with `dropbehind`, created by an FGP_DONTCACHE lookup (PG_dropbehind set).
+    pub fn new(index: u64, nr_pages: u32, dropbehind: bool) -> Self {
+        let folio = Folio::new(index, nr_pages, dropbehind).with_ifs();
+        IomapFolio { folio: Arc::new(folio), cycle: GhostUsize::new(0) }
     }
 
     pub fn nr_pages(&self) -> i64 {
@@ -222,24 +240,31 @@ fn filemap_dirty_folio<P: Platform>(
     match inode {
         Some(inode) if !was_dirty => {
             let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
-            stats.charge(ctx, Some(inode.inode_to_wb()), charged);
+            stats.charge(ctx, Some(inode.inode_to_wb()), charged, f.folio.test_dropbehind());
             inode.xa_set_dirty_mark(&f.folio);
         }
-        _ => stats.charge(ctx, None, charged),
+        _ => stats.charge(ctx, None, charged, false),
     }
     (charged, cycle)
 }
 
 /// The series' own charge of `nr` newly dirty pages (patch 2, reconstructed): node counters, and
-/// WB_RECLAIMABLE on the inode's wb inside an `unlocked_inode_to_wb_begin/end` section.
-fn iomap_account_dirty_pages<P: Platform>(ctx: &Ctx<P>, stats: &DirtyStats<P>, inode: Option<&Inode<P>>, nr: i64) {
-    match inode {
+/// WB_RECLAIMABLE on the inode's wb inside an `unlocked_inode_to_wb_begin/end` section (with
+/// [`Charging::iomap_charges_dontcache`], WB_DONTCACHE_DIRTY too for a dropbehind folio).
+fn iomap_account_dirty_pages<P: Platform>(
+    ctx: &Ctx<P>,
+    stats: &DirtyStats<P>,
+    f: &IomapFolio<P>,
+    how: Charging<'_, P>,
+    nr: i64,
+) {
+    match how.inode {
         Some(inode) => {
             let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-            stats.charge(ctx, Some(wb), nr);
+            stats.charge(ctx, Some(wb), nr, how.iomap_charges_dontcache && f.folio.test_dropbehind());
             unlocked_inode_to_wb_end(ctx, inode, cookie);
         }
-        None => stats.charge(ctx, None, nr),
+        None => stats.charge(ctx, None, nr, false),
     }
 }
 
@@ -264,7 +289,7 @@ fn iomap_dirty_range<P: Platform>(
             "(fix) in the wb section: folio_test_set_dirty(folio {}) = {}; charge {}",
             &[f.folio.index as i64, was_dirty as i64, newly],
         );
-        stats.charge(ctx, Some(wb), newly);
+        stats.charge(ctx, Some(wb), newly, how.iomap_charges_dontcache && f.folio.test_dropbehind());
         unlocked_inode_to_wb_end(ctx, inode, cookie);
         if !was_dirty {
             let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
@@ -276,7 +301,7 @@ fn iomap_dirty_range<P: Platform>(
     let per_page = how.charge != DirtyCharge::PerFolio;
     let pages = if per_page { i64::from(newly) } else { 0 };
     if pages != 0 {
-        iomap_account_dirty_pages(ctx, stats, how.inode, pages);
+        iomap_account_dirty_pages(ctx, stats, f, how, pages);
     }
     let (folio_charge, cycle) = filemap_dirty_folio(ctx, stats, f, per_page, how.inode);
     Dirtied { charged: pages + folio_charge, cycle }
@@ -341,7 +366,7 @@ pub fn folio_clear_dirty_for_io<P: Platform>(
     let cleaned = was_dirty.then(|| {
         let cycle = f.cycle.fetch_add(1, Ghost::SeqCst);
         let nr = accounted_dirty_pages(ctx, &f.folio, how.charge);
-        stats.discharge(ctx, section.as_ref().map(|(wb, _)| *wb), nr);
+        stats.discharge(ctx, section.as_ref().map(|(wb, _)| *wb), nr, f.folio.test_dropbehind());
         ctx.event("folio_account_cleaned", "folio {}: NR_FILE_DIRTY -= {}", &[f.folio.index as i64, nr]);
         (cycle, nr)
     });
@@ -395,10 +420,12 @@ pub fn write_folio<P: Platform>(
     (redirtied, cleaned)
 }
 
-/// The WB_RECLAIMABLE move of `inode_do_switch_wbs()` (under the i_pages lock, which the caller
-/// holds): for each folio in the page cache that `moves` selects, WB_RECLAIMABLE -= n on the old
-/// wb and += n on the new one. Returns the pages moved.
-pub fn switch_reclaimable<P: Platform>(
+/// The dirty-page stat moves of `inode_do_switch_wbs()` for an inode with a dirty charge (under
+/// the i_pages lock, which the caller holds): for each folio in the page cache that `moves`
+/// selects, WB_RECLAIMABLE -= n on the old wb and += n on the new one, and for a dropbehind folio
+/// WB_DONTCACHE_DIRTY by the same `nr` (seed 002 v7 adds its move inside the same loop, sharing
+/// the `nr`). Returns the WB_DONTCACHE_DIRTY pages moved.
+pub fn switch_dirty_stats<P: Platform>(
     ctx: &Ctx<P>,
     inode: &Inode<P>,
     old: &Wb<P>,
@@ -406,7 +433,7 @@ pub fn switch_reclaimable<P: Platform>(
     charge: DirtyCharge,
     moves: SwitchMoves,
 ) -> i64 {
-    let mut moved = 0;
+    let (mut moved, mut dontcache) = (0, 0);
     for folio in inode.folios.iter().filter(|f| f.in_page_cache()) {
         let marked = || folio.marks.test_bit(crate::folio::PAGECACHE_TAG_DIRTY);
         let selected = match moves {
@@ -420,14 +447,16 @@ pub fn switch_reclaimable<P: Platform>(
             SwitchMoves::NrPages => folio.nr_pages(),
             SwitchMoves::AccountedMarked | SwitchMoves::AccountedDirty => accounted_dirty_pages(ctx, folio, charge),
         };
-        wb_stat_mod(ctx, old, WbStatItem::Reclaimable, -nr);
-        wb_stat_mod(ctx, new, WbStatItem::Reclaimable, nr);
+        let dropbehind = folio.test_dropbehind();
+        wb_stats_mod(ctx, old, -nr, dropbehind);
+        wb_stats_mod(ctx, new, nr, dropbehind);
         moved += nr;
+        dontcache += if dropbehind { nr } else { 0 };
     }
     ctx.event(
         "inode_do_switch_wbs",
-        "moved {} WB_RECLAIMABLE page(s) wb{} -> wb{}",
-        &[moved, old.id as i64, new.id as i64],
+        "moved {} WB_RECLAIMABLE and {} WB_DONTCACHE_DIRTY page(s) wb{} -> wb{}",
+        &[moved, dontcache, old.id as i64, new.id as i64],
     );
-    moved
+    dontcache
 }

@@ -21,8 +21,8 @@ use wb_core::trace::Trace;
 use wb_core::wb::{wb_get, Bdi, WbStatItem};
 
 pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;
-pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT};
-const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT];
+pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, WB_RECLAIMABLE_EXACT};
+const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT, COUNTER_EXACT];
 
 /// The folio: 4 blocks (16 KiB). The writer writes block 1.
 pub const FOLIO_PAGES: u32 = 4;
@@ -99,6 +99,7 @@ pub struct BlockModel {
     pub revision: BlockRevision,
     pub start: Start,
     pub roles: [Role; 3],
+    pub tier: Tier,
 }
 
 /// The scenario's objects: the inode with its folio and PTE on a bdi with two cgroup wbs, the
@@ -119,7 +120,8 @@ impl<P: Platform> BlockObjects<P> {
     pub fn new(setup: &Ctx<P>, revision: BlockRevision, start: Start, nr_cpus: usize, max_tasks: usize) -> Self {
         let knobs = revision.knobs();
         let bdi = Arc::new(Bdi::new(2, nr_cpus, wb_core::wb::wb_stat_batch_for(nr_cpus), max_tasks).with_knobs(knobs));
-        let folio = IomapFolio::new(0, FOLIO_PAGES);
+        // A DONTCACHE write's FGP_DONTCACHE lookup created the folio: PG_dropbehind set.
+        let folio = IomapFolio::new(0, FOLIO_PAGES, true);
         let inode = Inode::new(0, bdi.clone(), FIRST_WB, true, vec![folio.folio.clone()]);
         wb_get(setup, bdi.wb(FIRST_WB)); // the inode's association reference
         let o = BlockObjects {
@@ -140,7 +142,12 @@ impl<P: Platform> BlockObjects<P> {
 
     fn charging(&self) -> Charging<'_, P> {
         let knobs = self.revision.knobs();
-        Charging { charge: knobs.charge, inode: Some(&self.inode), in_section: knobs.charge_in_section }
+        Charging {
+            charge: knobs.charge,
+            inode: Some(&self.inode),
+            in_section: knobs.charge_in_section,
+            iomap_charges_dontcache: knobs.iomap_charges_dontcache,
+        }
     }
 
     /// The buffered writer: block 1 under the folio lock.
@@ -190,7 +197,16 @@ impl<P: Platform> BlockObjects<P> {
 
     /// Each wb's WB_RECLAIMABLE (count plus slots, read directly), root wb first.
     pub fn reclaimable(&self) -> Vec<i64> {
-        self.inode.bdi.wbs().iter().map(|wb| wb.stat(WbStatItem::Reclaimable).raw_total()).collect()
+        self.stat(WbStatItem::Reclaimable)
+    }
+
+    /// Each wb's WB_DONTCACHE_DIRTY (count plus slots, read directly), root wb first.
+    pub fn dontcache_dirty(&self) -> Vec<i64> {
+        self.stat(WbStatItem::DontcacheDirty)
+    }
+
+    fn stat(&self, item: WbStatItem) -> Vec<i64> {
+        self.inode.bdi.wbs().iter().map(|wb| wb.stat(item).raw_total()).collect()
     }
 
     /// The wb the inode is on.
@@ -219,19 +235,43 @@ impl<P: Platform> BlockObjects<P> {
                 message: format!("{}; NR_FILE_DIRTY after the final sync = {left}", bad.join("; ")),
             });
         }
+        let list = |v: &[i64]| v.iter().enumerate().map(|(id, n)| format!("wb{id} {n}")).collect::<Vec<_>>().join(", ");
         let per_wb = self.reclaimable();
         if per_wb.iter().any(|&n| n != 0) {
-            let list: Vec<String> = per_wb.iter().enumerate().map(|(id, n)| format!("wb{id} {n}")).collect();
             out.push(Violation {
                 property: WB_RECLAIMABLE_EXACT,
                 message: format!(
                     "WB_RECLAIMABLE after the final sync (the folio clean, the inode on wb{}): {}",
                     self.wb_id(),
-                    list.join(", ")
+                    list(&per_wb)
+                ),
+            });
+        }
+        let dontcache = self.dontcache_dirty();
+        if dontcache.iter().any(|&n| n != 0) {
+            out.push(Violation {
+                property: COUNTER_EXACT,
+                message: format!(
+                    "WB_DONTCACHE_DIRTY after the final sync (no dirty DONTCACHE page left): {}; a later kick's \
+                     wb_stat_sum on a wb with a negative sum reads 0 (its own DONTCACHE pages hidden by that many), \
+                     with a positive one writes that many pages more",
+                    list(&dontcache)
                 ),
             });
         }
         out
+    }
+}
+
+impl BlockModel {
+    /// Whether loom runs `roles` from `start` for this model: every configuration, except for the
+    /// PVMW_SYNC mutant at the quick tier (bound 3 there, for cost): only munmap + flusher +
+    /// switcher from the dirty mapping, the configuration its race needs. The mutant shows that
+    /// loom finds that race; no pass rests on it.
+    fn quick_mutant_runs(&self, roles: &[Role; 3], start: Start) -> bool {
+        self.tier != Tier::Quick
+            || self.revision.knobs().mkclean_sync
+            || (!roles.contains(&Role::Writer) && start == Start::MappedDirty)
     }
 }
 
@@ -275,7 +315,9 @@ impl Model for BlockModel {
         let mut out = Vec::new();
         for roles in configurations() {
             for start in [Start::MappedDirty, Start::MappedClean] {
-                out.push(BlockModel { start, roles, ..self.clone() });
+                if self.quick_mutant_runs(&roles, start) {
+                    out.push(BlockModel { start, roles, ..self.clone() });
+                }
             }
         }
         out
@@ -287,8 +329,10 @@ impl Model for BlockModel {
 
     /// Bound 2 (quick), 3 (scope), 4 (deep), except the PVMW_SYNC mutant's quick bound, 3: its
     /// race (a zap between its PTE clear and its dirtying, the flusher's clean, and the switch)
-    /// needs three preemptions, and the quick tier would otherwise not test that loom finds it.
-    /// Every revision at bound 3 over all eight configurations: 59k to 425k executions, 5 to 36 s.
+    /// needs three preemptions, and the quick tier would otherwise not test that loom finds it
+    /// (at the quick tier over the one configuration of those three roles from the dirty mapping: see
+    /// [`BlockModel::quick_mutant_runs`]). Every revision at bound 3 over all eight configurations:
+    /// 59k to 511k executions, 5 to 43 s.
     fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
         Some(match tier {
             Tier::Quick if !self.revision.knobs().mkclean_sync => 3,
@@ -319,21 +363,22 @@ pub fn scope_decl() -> ScopeDecl {
     let mut declared = Vec::new();
     for roles in configurations() {
         for start in [Start::MappedDirty, Start::MappedClean] {
-            declared.push(BlockModel { revision: BlockRevision::Baseline, start, roles }.configuration());
+            let model = BlockModel { revision: BlockRevision::Baseline, start, roles, tier: Tier::Scope };
+            declared.push(model.configuration());
         }
     }
     ScopeDecl {
         roles: vec![
-            role("writer", "__iomap_write_end of one block (folio locked)", "iomap_file_buffered_write"),
+            role("writer", "__iomap_write_end of one block (folio locked), an RWF_DONTCACHE write (FGP_DONTCACHE lookup)", "iomap_file_buffered_write with IOCB_DONTCACHE (XFS: FOP_DONTCACHE)"),
             role("munmap", "zap_pte_range: a dirty PTE's bit to iomap_dirty_folio (PTL only)", "munmap, exit, MADV_DONTNEED"),
             role("flusher", "writeback_iter: folio_mkclean, folio_clear_dirty_for_io, iomap_writepage_map", "the flusher's writeback"),
             role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback: wbc_detach_inode's foreign-owner switch of an inode written back for another memcg, on XFS (the one iomap_dirty_folio filesystem with SB_I_CGROUPWB in 6.12); cleanup_offline_cgwb switches only inodes clean when it prepares the switch"),
         ],
         counts: "three of the four roles, one thread each (every triple)",
-        sharing: "one 4-block folio of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping",
+        sharing: "one 4-block DONTCACHE folio (PG_dropbehind) of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping (by fault-around)",
         initial: "mapped dirty (iomap_page_mkwrite marked every block, PTE dirty) or mapped clean (PTE write-protected)",
-        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL); folio_redirty_for_writepage (no 6.12 caller on an iomap_dirty_folio mapping); migration; all four roles at once (the oracle runs them)",
-        bounds: "loom: preemption bound 2 (quick; 3 for the PVMW_SYNC mutant, whose race needs 3), 3 (scope), 4 (deep); shuttle: the tier's iterations, drawing the triple and the start; oracle: every interleaving of whole calls of all four roles from both starts, then a final sync",
+        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL); folio_redirty_for_writepage (no 6.12 caller on an iomap_dirty_folio mapping); migration; non-DONTCACHE lookups and the end-of-writeback drop (dontcache-accounting); a folio without PG_dropbehind (the same decisions minus the WB_DONTCACHE_DIRTY updates); all four roles at once (the oracle runs them)",
+        bounds: "loom: preemption bound 2 (quick; for the PVMW_SYNC mutant 3, whose race needs 3, over munmap + flusher + switcher from the dirty mapping only), 3 (scope), 4 (deep), every configuration; shuttle: the tier's iterations, drawing the triple and the start; oracle: every interleaving of whole calls of all four roles from both starts, then a final sync",
         configurations: declared,
     }
 }
@@ -346,19 +391,20 @@ impl ModelScenario for PerBlockCharge {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
-            summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier, writeback and the cgroup wb switch (seed 003)",
+            summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier, writeback and the cgroup wb switch, with seed 002 v7's WB_DONTCACHE_DIRTY on the same kernel (seeds 003 + 002)",
             header: include_str!("per_block_charge.md"),
             properties: &[
                 (CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it"),
                 (WB_RECLAIMABLE_EXACT, "after the final sync every wb's WB_RECLAIMABLE is 0"),
+                (COUNTER_EXACT, "after the final sync every wb's WB_DONTCACHE_DIRTY is 0 (seed 002 v7 with seed 003 on one kernel)"),
             ],
             scope: scope_decl(),
             revisions: revision_infos::<BlockRevision>(),
         }
     }
 
-    fn model(&self, revision: &str, _checker: Checker, _tier: Tier) -> Result<BlockModel, String> {
+    fn model(&self, revision: &str, _checker: Checker, tier: Tier) -> Result<BlockModel, String> {
         let revision = parse_revision(NAME, revision)?;
-        Ok(BlockModel { revision, start: Start::MappedDirty, roles: configurations()[0] })
+        Ok(BlockModel { revision, start: Start::MappedDirty, roles: configurations()[0], tier })
     }
 }

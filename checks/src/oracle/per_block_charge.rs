@@ -12,7 +12,7 @@ use wb_core::sync::Std;
 use wb_core::trace::{Step, Trace};
 use wb_models::bounds::Tier;
 use wb_models::per_block_charge::{
-    BlockObjects, Role, Start, CHARGE_DISCHARGE_MATCH, FIRST_WB, SWITCH_TO, WB_RECLAIMABLE_EXACT,
+    BlockObjects, Role, Start, CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, FIRST_WB, SWITCH_TO, WB_RECLAIMABLE_EXACT,
 };
 
 pub use wb_models::per_block_charge::NAME;
@@ -29,8 +29,12 @@ pub struct RefBlock {
     pub discharge_folio: bool,
     /// The switch moves what the discharge would take (else the whole folio).
     pub switch_moves_accounted: bool,
+    /// iomap's own per-page charge counts DONTCACHE pages too (else only the per-folio charge).
+    pub iomap_counts_dontcache: bool,
     pub wb: usize,
     pub reclaimable: [i64; 3],
+    /// WB_DONTCACHE_DIRTY per wb: the folio is a DONTCACHE folio.
+    pub dontcache: [i64; 3],
     pub ledger: BTreeMap<usize, (i64, i64)>,
 }
 
@@ -45,6 +49,9 @@ impl RefBlock {
         } else {
             4
         };
+        if !self.per_page || self.iomap_counts_dontcache {
+            self.dontcache[self.wb] += charge;
+        }
         self.dirty = true;
         self.reclaimable[self.wb] += charge;
         self.ledger.entry(self.cycle).or_default().0 += charge;
@@ -72,6 +79,8 @@ impl RefBlock {
         };
         self.reclaimable[self.wb] -= moved;
         self.reclaimable[SWITCH_TO] += moved;
+        self.dontcache[self.wb] -= moved;
+        self.dontcache[SWITCH_TO] += moved;
         self.wb = SWITCH_TO;
     }
 
@@ -101,6 +110,7 @@ impl RefBlock {
         }
         let n = self.accounted();
         self.reclaimable[self.wb] -= n;
+        self.dontcache[self.wb] -= n;
         self.ledger.entry(self.cycle).or_default().1 += n;
         self.cycle += 1;
         self.bits = [false; 4];
@@ -122,16 +132,16 @@ pub struct BlockCore {
 }
 
 /// The revision's charge, discharge and switch, in this model's own terms: (per page, discharge
-/// the whole folio, the switch moves the discharge's count). Where the charge happens relative to
-/// the switch (our fix's section) is invisible to atomic calls.
-fn knobs(revision: BlockRevision) -> (bool, bool, bool) {
+/// the whole folio, the switch moves the discharge's count, iomap's charge counts DONTCACHE
+/// pages). Where the charge happens relative to the switch (our fix's section) is invisible to
+/// atomic calls.
+fn knobs(revision: BlockRevision) -> (bool, bool, bool, bool) {
     match revision {
-        BlockRevision::Baseline => (false, false, false),
-        BlockRevision::Series => (true, false, false),
-        BlockRevision::SeriesSwitchAccounted
-        | BlockRevision::SeriesFixChargeInSection
-        | BlockRevision::SeriesFixMkcleanNosync => (true, false, true),
-        BlockRevision::SeriesFixDischargeNrPages => (true, true, true),
+        BlockRevision::Baseline => (false, false, false, false),
+        BlockRevision::Series => (true, false, false, false),
+        BlockRevision::SeriesSwitchAccounted => (true, false, true, false),
+        BlockRevision::SeriesFixChargeInSection | BlockRevision::SeriesFixMkcleanNosync => (true, false, true, true),
+        BlockRevision::SeriesFixDischargeNrPages => (true, true, true, true),
     }
 }
 
@@ -163,8 +173,15 @@ impl Oracle for BlockOracle {
     }
 
     fn reference(&self, revision: BlockRevision, start: &Start) -> RefBlock {
-        let (per_page, discharge_folio, switch_moves_accounted) = knobs(revision);
-        let mut r = RefBlock { per_page, discharge_folio, switch_moves_accounted, wb: FIRST_WB, ..RefBlock::default() };
+        let (per_page, discharge_folio, switch_moves_accounted, iomap_counts_dontcache) = knobs(revision);
+        let mut r = RefBlock {
+            per_page,
+            discharge_folio,
+            switch_moves_accounted,
+            iomap_counts_dontcache,
+            wb: FIRST_WB,
+            ..RefBlock::default()
+        };
         if *start == Start::MappedDirty {
             r.mark_all();
             r.pte_dirty = true;
@@ -201,8 +218,8 @@ impl Oracle for BlockOracle {
             op.name(),
             function,
             format!(
-                "PG_dirty {} bits {:?} wb{} WB_RECLAIMABLE {:?} ledger {:?}",
-                r.dirty as u8, r.bits, r.wb, r.reclaimable, r.ledger
+                "PG_dirty {} bits {:?} wb{} WB_RECLAIMABLE {:?} WB_DONTCACHE_DIRTY {:?} ledger {:?}",
+                r.dirty as u8, r.bits, r.wb, r.reclaimable, r.dontcache, r.ledger
             ),
         )
     }
@@ -222,6 +239,13 @@ impl Oracle for BlockOracle {
         // charge and discharge did to NR_FILE_DIRTY and NR_DIRTIED.
         let charged: i64 = r.ledger.values().map(|e| e.0).sum();
         let discharged: i64 = r.ledger.values().map(|e| e.1).sum();
+        if c.objects.dontcache_dirty() != r.dontcache {
+            return Some(format!(
+                "wb-core's WB_DONTCACHE_DIRTY {:?} differs from the reference's {:?}",
+                c.objects.dontcache_dirty(),
+                r.dontcache
+            ));
+        }
         if c.objects.reclaimable() != r.reclaimable || c.objects.wb_id() != r.wb {
             return Some(format!(
                 "wb-core's WB_RECLAIMABLE {:?} (inode on wb{}) differs from the reference's {:?} (wb{})",
@@ -251,6 +275,9 @@ impl Oracle for BlockOracle {
                 WB_RECLAIMABLE_EXACT,
                 format!("WB_RECLAIMABLE per wb after the final sync: {:?} (inode on wb{})", r.reclaimable, r.wb),
             ));
+        }
+        if r.dontcache.iter().any(|&n| n != 0) {
+            out.push((COUNTER_EXACT, format!("WB_DONTCACHE_DIRTY per wb after the final sync: {:?}", r.dontcache)));
         }
         out
     }
