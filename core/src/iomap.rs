@@ -268,11 +268,12 @@ fn iomap_account_dirty_pages<P: Platform>(
     }
 }
 
-/// A dirtying call's step after the copy: set the dirty bits of blocks `first..first + nr` and
-/// charge. The baseline leaves the charge to `__folio_mark_dirty`; the series charges the newly
-/// dirty blocks' pages and passes `accounted`; our fix does bits, PG_dirty and charge in one wb
-/// section and sets the DIRTY mark after it.
-fn iomap_dirty_range<P: Platform>(
+/// `__iomap_write_end()` (folio locked by the caller, after the copy of a buffered write of
+/// blocks `first..first + nr`): `iomap_set_range_dirty`, then `filemap_dirty_folio`. The baseline
+/// leaves the charge to `__folio_mark_dirty`; the series charges the newly dirty blocks' pages
+/// first and passes `accounted`; our fix does bits, PG_dirty and charge in one wb section and
+/// sets the DIRTY mark after it.
+pub fn iomap_write_end<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
     f: &IomapFolio<P>,
@@ -285,7 +286,7 @@ fn iomap_dirty_range<P: Platform>(
         let newly = i64::from(iomap_set_range_dirty(ctx, f, first, nr));
         let (was_dirty, cycle) = test_set_dirty(f);
         ctx.event(
-            "iomap_dirty_range",
+            "__filemap_dirty_folio",
             "(fix) in the wb section: folio_test_set_dirty(folio {}) = {}; charge {}",
             &[f.folio.index as i64, was_dirty as i64, newly],
         );
@@ -307,20 +308,6 @@ fn iomap_dirty_range<P: Platform>(
     Dirtied { charged: pages + folio_charge, cycle }
 }
 
-/// `__iomap_write_end()` (folio locked by the caller, after the copy of a buffered write of
-/// blocks `first..first + nr`): `iomap_set_range_dirty`, then `filemap_dirty_folio`; with the
-/// series, the pages newly dirtied are charged first and `accounted` is passed.
-pub fn iomap_write_end<P: Platform>(
-    ctx: &Ctx<P>,
-    stats: &DirtyStats<P>,
-    f: &IomapFolio<P>,
-    first: u32,
-    nr: u32,
-    how: Charging<'_, P>,
-) -> Dirtied {
-    iomap_dirty_range(ctx, stats, f, first, nr, how)
-}
-
 /// `iomap_dirty_folio()` (the `->dirty_folio` aop, from `folio_mark_dirty()`; no folio lock
 /// required, e.g. `zap_pte_range` holding only the page-table lock, or `iomap_page_mkwrite`):
 /// `ifs_alloc` (the ifs exists here), mark **every** block dirty, then `filemap_dirty_folio`;
@@ -331,7 +318,8 @@ pub fn iomap_dirty_folio<P: Platform>(
     f: &IomapFolio<P>,
     how: Charging<'_, P>,
 ) -> Dirtied {
-    iomap_dirty_range(ctx, stats, f, 0, f.nr_pages() as u32, how)
+    // The same steps as a write of every block.
+    iomap_write_end(ctx, stats, f, 0, f.nr_pages() as u32, how)
 }
 
 /// `->accounted_dirty_pages()` as the discharge reads it: `iomap_accounted_dirty_pages()` (series
