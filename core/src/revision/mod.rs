@@ -43,8 +43,9 @@ pub struct Knobs {
     pub pin: KickPin,
     pub accounting: Accounting,
     /// The dirty charge of an iomap mapping with per-block dirty state (scenario
-    /// per-block-charge): WB_RECLAIMABLE is charged, discharged and moved by the switch only when
-    /// set; `None` leaves WB_RECLAIMABLE out.
+    /// per-block-charge): when set, WB_RECLAIMABLE is charged and discharged, and the switch moves
+    /// it with WB_DONTCACHE_DIRTY in one loop ([`crate::iomap::switch_dirty_stats`]); `None`
+    /// leaves WB_RECLAIMABLE out and keeps the switch's own WB_DONTCACHE_DIRTY loop.
     pub block: Option<BlockKnobs>,
 }
 
