@@ -11,7 +11,7 @@
 //! pages, the seed's case), so "pages holding dirty blocks" is the number of dirty bits.
 //!
 //! Where a model runs cgroup writeback (an inode on a wb that a switch can move), the charge also
-//! goes to the wb's `WB_RECLAIMABLE` and [`switch_reclaimable`] is the stat move of
+//! goes to the wb's `WB_RECLAIMABLE` and [`switch_dirty_stats`] is the stat move of
 //! `inode_do_switch_wbs`. The cover letter says `accounted_dirty_pages()` replaces
 //! `folio_nr_pages()` in "the discharge and migration paths"; it does not name the switch, so the
 //! series as reconstructed leaves the switch at `folio_nr_pages()` ([`SwitchMoves::NrPages`]),
