@@ -94,11 +94,13 @@ enum Command {
     },
     /// Print one LKMM litmus export (a C litmus test for herd7 with the kernel's
     /// tools/memory-model, its Result line wbcheck's prediction); or, with --judge, run herd7 on
-    /// every committed export and compare its verdicts with the predictions.
+    /// every committed export and compare its verdicts with the predictions; or, with --run, run
+    /// C litmus tests (the kernel's dialect) under loom through wbcheck's primitive mapping and
+    /// under sequential consistency, and compare loom's verdicts with their Result lines.
     Litmus {
-        #[arg(required_unless_present_any = ["judge", "judge_log"])]
+        #[arg(required_unless_present_any = ["judge", "judge_log", "run"])]
         scenario: Option<String>,
-        #[arg(long, required_unless_present_any = ["judge", "judge_log"])]
+        #[arg(long, required_unless_present_any = ["judge", "judge_log", "run"])]
         revision: Option<String>,
         /// One of the scenario's shapes besides its core (the error for a wrong one lists them).
         #[arg(long)]
@@ -109,6 +111,10 @@ enum Command {
         /// Judge the tests in a saved herd7 output instead of running herd7.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["scenario"])]
         judge_log: Option<PathBuf>,
+        /// Run these litmus files under loom and sequential consistency (models/litmus/README.md,
+        /// "Running litmus tests through the mapping").
+        #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["scenario", "judge", "judge_log"])]
+        run: Vec<PathBuf>,
         /// The herd7 executable.
         #[arg(long, default_value = "herd7")]
         herd7: PathBuf,
@@ -325,6 +331,30 @@ fn emit(text: impl std::fmt::Display) -> Result<(), Stop> {
     })
 }
 
+/// `litmus --run FILE...`: each file's report, then how many agree with their Result line.
+/// Every file is parsed and run before anything is printed, so bad input prints only its error.
+fn litmus_run(files: &[PathBuf]) -> Result<ExitCode, Stop> {
+    use wb_models::litmus::run;
+    let mut reports = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        reports.push(run::run(&text).map_err(|e| format!("{}: {e}", file.display()))?);
+    }
+    let mut text = String::new();
+    for (file, report) in files.iter().zip(&reports) {
+        text.push_str(&format!("File {}\n{report}\n", file.display()));
+    }
+    let judged = reports.iter().filter(|r| r.judgement.is_some()).count();
+    let disagree = reports.iter().filter(|r| r.disagrees()).count();
+    text.push_str(&format!(
+        "{} of {judged} tests with a Result line agree with loom ({} without one)\n",
+        judged - disagree,
+        reports.len() - judged
+    ));
+    emit(text)?;
+    Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
 fn print_matrix(matrix: &Matrix, format: MatrixFormat) -> Result<(), Stop> {
     match format {
         MatrixFormat::Json => {
@@ -482,8 +512,11 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
             emit(render::replayed_text(&replayed))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Litmus { scenario, revision, shape, judge, judge_log, herd7, dir } => {
+        Command::Litmus { scenario, revision, shape, judge, judge_log, run, herd7, dir } => {
             use wb_models::litmus::judge as j;
+            if !run.is_empty() {
+                return litmus_run(&run);
+            }
             let judgements = match (judge, judge_log) {
                 (Some(model), _) => j::run(&herd7, &model, &dir)?,
                 (None, Some(log)) => {

@@ -72,6 +72,8 @@ pub enum Verdict {
 #[derive(Debug)]
 pub struct Judgement {
     pub name: String,
+    /// Who observed: `herd7`, or `loom` for `wbcheck litmus --run` ([`super::run`]).
+    pub checker: &'static str,
     pub predicted: Prediction,
     pub observed: Option<Observation>,
     pub verdict: Verdict,
@@ -95,7 +97,7 @@ impl fmt::Display for Judgement {
             Verdict::Differs(why) => ("FAIL", format!(": {why}")),
             Verdict::Missing(why) => ("FAIL", format!(": {why}")),
         };
-        write!(f, "{mark} {}: predicted {}, herd7 {seen}{note}", self.name, self.predicted)
+        write!(f, "{mark} {}: predicted {}, {} {seen}{note}", self.name, self.predicted, self.checker)
     }
 }
 
@@ -130,6 +132,7 @@ pub fn judge(observations: &[Observation]) -> Result<Vec<Judgement>, String> {
                 .ok_or_else(|| format!("herd7 output names '{}', which is not a wbcheck export", o.name))?;
             Ok(Judgement {
                 name: o.name.clone(),
+                checker: "herd7",
                 predicted: l.prediction,
                 observed: Some(o.clone()),
                 verdict: judge_one(l.prediction, o),
@@ -176,7 +179,7 @@ fn run_one(herd7: &Path, model: &Path, litmus_dir: &Path, l: &Litmus) -> Result<
             Verdict::Missing(format!("herd7 printed no observation ({why})"))
         }
     };
-    Ok(Judgement { name: l.name(), predicted: l.prediction, observed, verdict })
+    Ok(Judgement { name: l.name(), checker: "herd7", predicted: l.prediction, observed, verdict })
 }
 
 /// Whether every judgement passed.

@@ -22,6 +22,7 @@ mod dontcache_kick;
 pub mod judge;
 mod percpu_counter;
 mod render;
+pub mod run;
 mod wb_pin;
 
 pub use render::{Basis, Litmus, Outcome, Prediction, Proc};

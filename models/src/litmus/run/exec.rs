@@ -1,0 +1,241 @@
+//! Executing a translated test through wb-core's primitives, generically over
+//! [`Platform`]: the same atomics, fences, mutexes and RCU model the scenarios use, so that a
+//! litmus test answers what wbcheck's own mapping (the table in `core/src/sync.rs`) allows.
+//! [`loom_finals`] runs it under loom with no preemption bound: every execution loom's
+//! exploration reaches, weak-memory ones included.
+//!
+//! | kernel | here |
+//! |---|---|
+//! | `READ_ONCE`, `WRITE_ONCE`, `atomic_read`, `atomic_set`, plain `*x` | Relaxed load / store (plain accesses are also checked for data races by [`super::sc`]) |
+//! | `smp_load_acquire`, `atomic_read_acquire` / `smp_store_release`, `atomic_set_release` | Acquire load / Release store |
+//! | `rcu_dereference` | Acquire load (see below) |
+//! | `rcu_assign_pointer` | Release store |
+//! | `smp_mb`, `smp_mb__before_atomic`, `__after_atomic`, `__after_spinlock`, `__after_unlock_lock` | `fence(SeqCst)` |
+//! | `smp_rmb` / `smp_wmb` | Acquire / Release fence |
+//! | value-returning RMW without suffix (`xchg`, `cmpxchg`, `atomic_*_return`, `atomic_fetch_*`, `atomic_*_and_test`) | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` |
+//! | `_relaxed` / `_acquire` / `_release` RMW | Relaxed / Acquire / Release RMW |
+//! | `atomic_inc`, `atomic_dec`, `atomic_add`, `atomic_sub` | Relaxed RMW |
+//! | `spin_lock`, `spin_unlock`, `spin_trylock` | [`Platform::Mutex`] lock, unlock, try_lock |
+//! | `rcu_read_lock`, `rcu_read_unlock`, `synchronize_rcu` | wb-core's grace-period model, [`Rcu`] |
+//!
+//! A failing `cmpxchg` reads with Relaxed ordering and skips the trailing fence; the leading
+//! `fence(SeqCst)` has run by then (LKMM gives a failing cmpxchg no ordering at all, so here it
+//! is stronger). `rcu_dereference` is an Acquire load because loom tracks no dependencies:
+//! LKMM orders the accesses that depend on the pointer read, and a Relaxed load would let a
+//! dereference read the pointee's value from before its publication, which LKMM forbids;
+//! Acquire orders those and also the later accesses that do not depend on the pointer, which
+//! LKMM does not (stronger, as compilers' `memory_order_consume` is).
+
+use super::ir::{advance, Access, Fence, Final, Local, Op, Program, Rmw, RmwOrder};
+use crate::panic::Capture;
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering as StdOrdering};
+use std::sync::{Arc, Mutex};
+use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::rcu::Rcu;
+use wb_core::sync::{Atomic, Lock, Loom, Ordering, Platform};
+use wb_core::trace::Trace;
+
+/// loom runs at most this many model threads besides main.
+pub const MAX_PROCS: usize = 4;
+
+/// The final states an exhaustive run reached, and how many executions it ran.
+#[derive(Debug, Clone)]
+pub struct Reached {
+    pub finals: BTreeSet<Final>,
+    pub executions: u64,
+}
+
+/// What the processes of one execution share.
+struct Shared<P: Platform> {
+    locs: Vec<P::AtomicUsize>,
+    locks: Vec<P::Mutex<()>>,
+    rcu: Rcu<P>,
+    trace: Arc<Trace>,
+}
+
+/// A fully ordered RMW's bracket: `smp_mb()` before and after.
+fn full_fence<P: Platform>(order: RmwOrder) {
+    if order == RmwOrder::Full {
+        P::fence(Ordering::SeqCst);
+    }
+}
+
+/// An atomic RMW on `cell` with the kernel suffix `order`; returns the old value.
+fn atomic_rmw<P: Platform>(cell: &P::AtomicUsize, rmw: Rmw, order: RmwOrder) -> i64 {
+    let success = match order {
+        RmwOrder::Full => Ordering::AcqRel,
+        RmwOrder::Relaxed => Ordering::Relaxed,
+        RmwOrder::Acquire => Ordering::Acquire,
+        RmwOrder::Release => Ordering::Release,
+    };
+    full_fence::<P>(order);
+    let old = match rmw {
+        Rmw::Add(v) => cell.fetch_add(v as usize, success),
+        Rmw::Xchg(v) => cell.swap(v as usize, success),
+        Rmw::Cmpxchg(expected, new) => {
+            match cell.compare_exchange(expected as usize, new as usize, success, Ordering::Relaxed) {
+                Ok(old) => old,
+                // A failure: no trailing fence.
+                Err(now) => return now as i64,
+            }
+        }
+    };
+    full_fence::<P>(order);
+    old as i64
+}
+
+fn load_order(access: Access) -> Ordering {
+    if access == Access::Acquire {
+        Ordering::Acquire
+    } else {
+        Ordering::Relaxed
+    }
+}
+
+fn store_order(access: Access) -> Ordering {
+    if access == Access::Release {
+        Ordering::Release
+    } else {
+        Ordering::Relaxed
+    }
+}
+
+/// Runs process `t` to its end; returns its registers.
+fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Vec<i64>, String> {
+    let ctx = Ctx::<P>::new(shared.trace.clone(), "P", CpuPlan::Fixed(t));
+    let thread = &prog.threads[t];
+    let mut local = Local { pc: 0, regs: thread.init_regs.clone() };
+    let mut held: Vec<Option<<P::Mutex<()> as Lock<()>>::Guard<'_>>> = shared.locks.iter().map(|_| None).collect();
+    while let Some((op, dst, primitive, line)) = advance(&thread.code, &mut local) {
+        let at = |addr: &super::ir::Expr, regs: &[i64]| -> Result<&P::AtomicUsize, String> {
+            Ok(&shared.locs[prog.location(addr.eval(regs), primitive, line)?])
+        };
+        let value = match op {
+            Op::Load { addr, access } => Some(at(addr, &local.regs)?.load(load_order(*access)) as i64),
+            Op::Store { addr, value, access } => {
+                let v = value.eval(&local.regs);
+                at(addr, &local.regs)?.store(v as usize, store_order(*access));
+                None
+            }
+            Op::Rmw { addr, kind, order, returns } => {
+                let rmw = Rmw::of(kind, &local.regs);
+                let old = atomic_rmw::<P>(at(addr, &local.regs)?, rmw, *order);
+                Some(rmw.result(*returns, old))
+            }
+            Op::Fence(f) => {
+                P::fence(match f {
+                    Fence::Mb => Ordering::SeqCst,
+                    Fence::Rmb => Ordering::Acquire,
+                    Fence::Wmb => Ordering::Release,
+                });
+                None
+            }
+            Op::SpinLock(l) => {
+                if held[*l].is_some() {
+                    return Err(format!("line {line}: spin_lock of {}, which P{t} holds", prog.locks[*l]));
+                }
+                held[*l] = Some(shared.locks[*l].lock());
+                None
+            }
+            Op::SpinUnlock(l) => {
+                if held[*l].take().is_none() {
+                    return Err(format!("line {line}: spin_unlock of {}, which P{t} does not hold", prog.locks[*l]));
+                }
+                None
+            }
+            Op::SpinTrylock(l) => {
+                if held[*l].is_some() {
+                    return Err(format!("line {line}: spin_trylock of {}, which P{t} holds", prog.locks[*l]));
+                }
+                held[*l] = shared.locks[*l].try_lock();
+                Some(i64::from(held[*l].is_some()))
+            }
+            Op::RcuReadLock => {
+                shared.rcu.read_lock(&ctx);
+                None
+            }
+            Op::RcuReadUnlock => {
+                if !shared.rcu.in_read_section(&ctx) {
+                    return Err(format!("line {line}: rcu_read_unlock outside a read-side section"));
+                }
+                shared.rcu.read_unlock(&ctx);
+                None
+            }
+            Op::SynchronizeRcu => {
+                if shared.rcu.in_read_section(&ctx) {
+                    return Err(format!("line {line}: synchronize_rcu inside a read-side section"));
+                }
+                shared.rcu.synchronize(&ctx);
+                None
+            }
+        };
+        if let (Some(d), Some(v)) = (dst, value) {
+            local.regs[d] = v;
+        }
+        local.pc += 1;
+    }
+    Ok(local.regs)
+}
+
+/// One execution of `prog` under `P`: every process on its own thread, then main reads every
+/// location (everything happened before it: the last store of each).
+fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>) -> Final {
+    let shared = Arc::new(Shared::<P> {
+        locs: prog.init_mem.iter().map(|&v| P::AtomicUsize::new(v as usize)).collect(),
+        locks: prog.locks.iter().map(|_| P::Mutex::new(())).collect(),
+        rcu: Rcu::new(prog.threads.len()),
+        trace: Arc::new(Trace::new()),
+    });
+    let regs = Arc::new(Mutex::new(vec![Vec::new(); prog.threads.len()]));
+    let handles: Vec<P::JoinHandle> = (0..prog.threads.len())
+        .map(|t| {
+            let (prog, shared, regs, error) = (prog.clone(), shared.clone(), regs.clone(), error.clone());
+            P::spawn(move || match run_process::<P>(&prog, t, &shared) {
+                Ok(mine) => regs.lock().unwrap()[t] = mine,
+                Err(e) => {
+                    error.lock().unwrap().get_or_insert(format!("P{t} {e}"));
+                    regs.lock().unwrap()[t] = prog.threads[t].init_regs.clone();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        P::join(h);
+    }
+    let regs = std::mem::take(&mut *regs.lock().unwrap());
+    Final { regs, mem: shared.locs.iter().map(|l| l.load(Ordering::Relaxed) as i64).collect() }
+}
+
+/// Every final state loom reaches with no preemption bound; an error when an execution went
+/// wrong (a pointer that is no location, a lock misuse, a deadlock).
+pub fn loom_finals(prog: &Program) -> Result<Reached, String> {
+    if prog.threads.len() > MAX_PROCS {
+        return Err(format!("{} processes: loom runs at most {MAX_PROCS}", prog.threads.len()));
+    }
+    let prog = Arc::new(prog.clone());
+    let finals = Arc::new(Mutex::new(BTreeSet::new()));
+    let executions = Arc::new(AtomicU64::new(0));
+    let error = Arc::new(Mutex::new(None));
+    let (f2, e2, err2) = (finals.clone(), executions.clone(), error.clone());
+    let capture = Capture::start();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = None;
+        builder.max_branches = 100_000;
+        builder.check(move || {
+            e2.fetch_add(1, StdOrdering::Relaxed);
+            let f = execute::<Loom>(&prog, &err2);
+            f2.lock().unwrap().insert(f);
+        });
+    }));
+    if let Err(panic) = run {
+        let message = capture.take_message().unwrap_or_else(|| crate::panic::payload_message(&*panic));
+        return Err(format!("loom stopped: {message}"));
+    }
+    if let Some(e) = error.lock().unwrap().take() {
+        return Err(e);
+    }
+    let finals = std::mem::take(&mut *finals.lock().unwrap());
+    Ok(Reached { finals, executions: executions.load(StdOrdering::Relaxed) })
+}

@@ -1,0 +1,493 @@
+//! The translation: a parsed test ([`super::parse::Test`]) into the [`Program`] the runners
+//! execute. Names are resolved (a process's parameters are the shared locations and locks, the
+//! other names its registers), memory accesses and calls inside expressions are hoisted into
+//! operations on temporary registers, in evaluation order, and `if`/`else` become jumps.
+//!
+//! The kernel primitives are mapped here, by [`primitive`], to the operations of the mapping
+//! table in wb-core's `core/src/sync.rs`; a call of anything else is an error naming it.
+
+use super::ir::{self, Access, Fence, Instr, Op, Program, Returns, RmwKind, RmwOrder, Thread, Var, LOC_BASE};
+use super::parse::{self, err, Call, Error, Expr, Stmt, Target, Test, Value};
+use std::collections::HashMap;
+
+/// What a kernel primitive does, before its arguments are lowered.
+enum Prim {
+    /// `lvalue`: the argument is written `*p` (`READ_ONCE(*x)`), else `p` (`smp_load_acquire(x)`).
+    Load { access: Access, lvalue: bool },
+    Store { access: Access, lvalue: bool },
+    /// `value_first`: `atomic_add(v, p)`; otherwise the location comes first (`xchg(p, v)`).
+    Rmw { kind: RmwBase, order: RmwOrder, returns: Option<Returns>, value_first: bool },
+    Fence(Fence),
+    SpinLock,
+    SpinUnlock,
+    SpinTrylock,
+    RcuReadLock,
+    RcuReadUnlock,
+    SynchronizeRcu,
+}
+
+#[derive(Clone, Copy)]
+enum RmwBase {
+    Add,
+    Sub,
+    Inc,
+    Dec,
+    Xchg,
+    Cmpxchg,
+}
+
+/// The primitive named `name`, per the mapping of `core/src/sync.rs`: value-returning RMWs
+/// without suffix are fully ordered, `_relaxed`/`_acquire`/`_release` take that ordering, RMWs
+/// that return nothing are Relaxed.
+fn primitive(name: &str) -> Option<Prim> {
+    use Access::*;
+    let simple = match name {
+        "READ_ONCE" => Prim::Load { access: Once, lvalue: true },
+        "WRITE_ONCE" => Prim::Store { access: Once, lvalue: true },
+        "smp_load_acquire" => Prim::Load { access: Acquire, lvalue: false },
+        "smp_store_release" => Prim::Store { access: Release, lvalue: false },
+        "rcu_dereference" => Prim::Load { access: Acquire, lvalue: true },
+        "rcu_assign_pointer" => Prim::Store { access: Release, lvalue: true },
+        "atomic_read" => Prim::Load { access: Once, lvalue: false },
+        "atomic_set" => Prim::Store { access: Once, lvalue: false },
+        "atomic_read_acquire" => Prim::Load { access: Acquire, lvalue: false },
+        "atomic_set_release" => Prim::Store { access: Release, lvalue: false },
+        "smp_mb"
+        | "smp_mb__before_atomic"
+        | "smp_mb__after_atomic"
+        | "smp_mb__after_spinlock"
+        | "smp_mb__after_unlock_lock" => Prim::Fence(Fence::Mb),
+        "smp_rmb" => Prim::Fence(Fence::Rmb),
+        "smp_wmb" => Prim::Fence(Fence::Wmb),
+        "spin_lock" => Prim::SpinLock,
+        "spin_unlock" => Prim::SpinUnlock,
+        "spin_trylock" => Prim::SpinTrylock,
+        "rcu_read_lock" => Prim::RcuReadLock,
+        "rcu_read_unlock" => Prim::RcuReadUnlock,
+        "synchronize_rcu" => Prim::SynchronizeRcu,
+        _ => return rmw(name),
+    };
+    Some(simple)
+}
+
+fn rmw(name: &str) -> Option<Prim> {
+    let rmw = |kind, order, returns, value_first| Some(Prim::Rmw { kind, order, returns, value_first });
+    // The RMWs that return nothing: Relaxed, no suffix.
+    match name {
+        "atomic_inc" => return rmw(RmwBase::Inc, RmwOrder::Relaxed, None, false),
+        "atomic_dec" => return rmw(RmwBase::Dec, RmwOrder::Relaxed, None, false),
+        "atomic_add" => return rmw(RmwBase::Add, RmwOrder::Relaxed, None, true),
+        "atomic_sub" => return rmw(RmwBase::Sub, RmwOrder::Relaxed, None, true),
+        "atomic_inc_and_test" => return rmw(RmwBase::Inc, RmwOrder::Full, Some(Returns::NewIsZero), false),
+        "atomic_dec_and_test" => return rmw(RmwBase::Dec, RmwOrder::Full, Some(Returns::NewIsZero), false),
+        "atomic_sub_and_test" => return rmw(RmwBase::Sub, RmwOrder::Full, Some(Returns::NewIsZero), true),
+        _ => {}
+    }
+    let (base, order) = [("_relaxed", RmwOrder::Relaxed), ("_acquire", RmwOrder::Acquire), ("_release", RmwOrder::Release)]
+        .into_iter()
+        .find_map(|(suffix, order)| name.strip_suffix(suffix).map(|b| (b, order)))
+        .unwrap_or((name, RmwOrder::Full));
+    let (kind, returns, value_first) = match base {
+        "xchg" | "atomic_xchg" => (RmwBase::Xchg, Returns::Old, false),
+        "cmpxchg" | "atomic_cmpxchg" => (RmwBase::Cmpxchg, Returns::Old, false),
+        "atomic_add_return" => (RmwBase::Add, Returns::New, true),
+        "atomic_sub_return" => (RmwBase::Sub, Returns::New, true),
+        "atomic_inc_return" => (RmwBase::Inc, Returns::New, false),
+        "atomic_dec_return" => (RmwBase::Dec, Returns::New, false),
+        "atomic_fetch_add" => (RmwBase::Add, Returns::Old, true),
+        "atomic_fetch_sub" => (RmwBase::Sub, Returns::Old, true),
+        "atomic_fetch_inc" => (RmwBase::Inc, Returns::Old, false),
+        "atomic_fetch_dec" => (RmwBase::Dec, Returns::Old, false),
+        _ => return None,
+    };
+    rmw(kind, order, Some(returns), value_first)
+}
+
+/// What a name in a process stands for.
+#[derive(Clone, Copy)]
+enum Name {
+    Loc(usize),
+    Lock(usize),
+    Reg(usize),
+}
+
+/// The shared names of the test: locations and locks, in order of appearance.
+#[derive(Default)]
+struct Names {
+    locs: Vec<String>,
+    locks: Vec<String>,
+}
+
+impl Names {
+    fn loc(&mut self, name: &str, line: usize) -> Result<usize, Error> {
+        if self.locks.iter().any(|l| l == name) {
+            return err(line, format!("'{name}' is a spinlock_t and a memory location"));
+        }
+        Ok(self.locs.iter().position(|l| l == name).unwrap_or_else(|| {
+            self.locs.push(name.to_string());
+            self.locs.len() - 1
+        }))
+    }
+
+    fn lock(&mut self, name: &str, line: usize) -> Result<usize, Error> {
+        if self.locs.iter().any(|l| l == name) {
+            return err(line, format!("'{name}' is a spinlock_t and a memory location"));
+        }
+        Ok(self.locks.iter().position(|l| l == name).unwrap_or_else(|| {
+            self.locks.push(name.to_string());
+            self.locks.len() - 1
+        }))
+    }
+
+    fn value(&mut self, v: &Value, line: usize) -> Result<i64, Error> {
+        match v {
+            Value::Int(n) => Ok(*n),
+            Value::Loc(name) => Ok(LOC_BASE + self.loc(name, line)? as i64),
+        }
+    }
+}
+
+/// Translates a parsed test.
+pub fn lower(test: &Test) -> Result<Program, Error> {
+    let mut names = Names::default();
+    let mut init_mem = Vec::new();
+    let mut reg_inits = Vec::new();
+    for i in &test.init {
+        let value = names.value(&i.value, i.line)?;
+        match i.thread {
+            Some(t) => reg_inits.push((t, i)),
+            None => {
+                let loc = names.loc(&i.name, i.line)?;
+                init_mem.resize(names.locs.len(), 0);
+                init_mem[loc] = value;
+            }
+        }
+    }
+    let mut threads = Vec::new();
+    for (n, proc) in test.procs.iter().enumerate() {
+        let mut scope = HashMap::new();
+        for p in &proc.params {
+            let name = if p.lock { Name::Lock(names.lock(&p.name, proc.line)?) } else { Name::Loc(names.loc(&p.name, proc.line)?) };
+            scope.insert(p.name.clone(), name);
+        }
+        let mut l = Lowering { names: &mut names, scope, regs: Vec::new(), code: Vec::new(), thread: n, line: proc.line };
+        l.declare_registers(&proc.body)?;
+        l.stmts(&proc.body)?;
+        let mut init_regs = vec![0; l.regs.len()];
+        for (t, i) in reg_inits.iter().filter(|(t, _)| *t == n) {
+            let r = l.regs.iter().position(|r| *r == i.name).ok_or(Error {
+                line: i.line,
+                message: format!("{t}:{} initialises a register P{t} does not have", i.name),
+            })?;
+            init_regs[r] = l.names.value(&i.value, i.line)?;
+        }
+        let (regs, code) = (l.regs, l.code);
+        threads.push(Thread { code, regs, init_regs });
+    }
+    if let Some((t, i)) = reg_inits.iter().find(|(t, _)| *t >= test.procs.len()) {
+        return err(i.line, format!("{t}:{} initialises a register of a process the test does not have", i.name));
+    }
+    let condition = condition(&test.clause, &mut names, &threads)?;
+    init_mem.resize(names.locs.len(), 0);
+    Ok(Program { name: test.name.clone(), locs: names.locs, init_mem, locks: names.locks, threads, condition })
+}
+
+fn condition(clause: &parse::Clause, names: &mut Names, threads: &[Thread]) -> Result<ir::Condition, Error> {
+    let mut vars = Vec::new();
+    let mut var_names = Vec::new();
+    let prop = prop(&clause.prop, names, threads, &mut vars, &mut var_names)?;
+    Ok(ir::Condition { quantifier: clause.quantifier, vars, names: var_names, prop })
+}
+
+fn prop(
+    p: &parse::Prop,
+    names: &mut Names,
+    threads: &[Thread],
+    vars: &mut Vec<Var>,
+    var_names: &mut Vec<String>,
+) -> Result<ir::Prop, Error> {
+    let mut sub = |q: &parse::Prop| prop(q, names, threads, vars, var_names).map(Box::new);
+    Ok(match p {
+        parse::Prop::True => ir::Prop::True,
+        parse::Prop::False => ir::Prop::False,
+        parse::Prop::Not(q) => ir::Prop::Not(sub(q)?),
+        parse::Prop::And(a, b) => ir::Prop::And(sub(a)?, sub(b)?),
+        parse::Prop::Or(a, b) => ir::Prop::Or(sub(a)?, sub(b)?),
+        parse::Prop::Eq { line, thread, name, value } => {
+            let (var, shown) = match thread {
+                Some(t) => {
+                    let regs = &threads
+                        .get(*t)
+                        .ok_or(Error { line: *line, message: format!("{t}:{name}: the test has no process P{t}") })?
+                        .regs;
+                    let r = regs.iter().position(|r| r == name).ok_or(Error {
+                        line: *line,
+                        message: format!("{t}:{name}: P{t} has no register '{name}'"),
+                    })?;
+                    (Var::Reg(*t, r), format!("{t}:{name}"))
+                }
+                None => (Var::Loc(names.loc(name, *line)?), name.clone()),
+            };
+            let i = vars.iter().position(|v| *v == var).unwrap_or_else(|| {
+                vars.push(var);
+                var_names.push(shown);
+                vars.len() - 1
+            });
+            ir::Prop::Eq(i, names.value(value, *line)?)
+        }
+    })
+}
+
+/// The translation of one process.
+struct Lowering<'a> {
+    names: &'a mut Names,
+    scope: HashMap<String, Name>,
+    regs: Vec<String>,
+    code: Vec<Instr>,
+    thread: usize,
+    /// The line of the statement being translated (expressions carry none of their own).
+    line: usize,
+}
+
+impl Lowering<'_> {
+    /// The registers: the declared ones, then any other name assigned to, in order.
+    fn declare_registers(&mut self, body: &[Stmt]) -> Result<(), Error> {
+        for s in body {
+            match s {
+                Stmt::Decl { line, name, .. } | Stmt::Assign { line, target: Target::Reg(name), .. } => {
+                    match self.scope.get(name) {
+                        Some(Name::Reg(_)) => {}
+                        Some(_) => return err(*line, format!("'{name}' is a parameter of P{}: write *{name} = ...", self.thread)),
+                        None => {
+                            self.scope.insert(name.clone(), Name::Reg(self.regs.len()));
+                            self.regs.push(name.clone());
+                        }
+                    }
+                }
+                Stmt::If { then, els, .. } => {
+                    self.declare_registers(then)?;
+                    self.declare_registers(els)?;
+                }
+                Stmt::Assign { .. } | Stmt::Call { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn temp(&mut self) -> usize {
+        self.regs.push(format!("tmp{}", self.regs.len()));
+        self.regs.len() - 1
+    }
+
+    fn stmts(&mut self, body: &[Stmt]) -> Result<(), Error> {
+        for s in body {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn reg(&self, name: &str) -> usize {
+        match self.scope.get(name) {
+            Some(Name::Reg(r)) => *r,
+            _ => unreachable!("declare_registers made every assigned name a register"),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<(), Error> {
+        self.line = match s {
+            Stmt::Decl { line, .. } | Stmt::Assign { line, .. } | Stmt::Call { line, .. } | Stmt::If { line, .. } => *line,
+        };
+        match s {
+            Stmt::Decl { init: None, .. } => {}
+            Stmt::Decl { name, init: Some(value), .. } | Stmt::Assign { target: Target::Reg(name), value, .. } => {
+                let value = self.expr(value)?;
+                let dst = self.reg(name);
+                self.code.push(Instr::Set { dst, value });
+            }
+            Stmt::Assign { target: Target::Deref(addr), value, .. } => {
+                let addr = self.expr(addr)?;
+                let value = self.expr(value)?;
+                self.op(Op::Store { addr, value, access: Access::Plain }, None, "plain store", self.line);
+            }
+            Stmt::Call { call, .. } => {
+                self.call(call, None)?;
+            }
+            Stmt::If { cond, then, els, .. } => {
+                let cond = self.expr(cond)?;
+                let branch = self.code.len();
+                self.code.push(Instr::JumpUnless { cond, to: 0 });
+                self.stmts(then)?;
+                let mut end_of_then = self.code.len();
+                if !els.is_empty() {
+                    self.code.push(Instr::Jump { to: 0 });
+                    end_of_then += 1;
+                    self.stmts(els)?;
+                    let end = self.code.len();
+                    self.code[end_of_then - 1] = Instr::Jump { to: end };
+                }
+                let cond = match std::mem::replace(&mut self.code[branch], Instr::Jump { to: 0 }) {
+                    Instr::JumpUnless { cond, .. } => cond,
+                    _ => unreachable!("the branch pushed above"),
+                };
+                self.code[branch] = Instr::JumpUnless { cond, to: end_of_then };
+            }
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: Op, dst: Option<usize>, primitive: &str, line: usize) {
+        self.code.push(Instr::Op { op, dst, primitive: primitive.to_string(), line });
+    }
+
+    /// A register expression for `e`, after the operations that compute its memory accesses
+    /// and calls.
+    fn expr(&mut self, e: &Expr) -> Result<ir::Expr, Error> {
+        Ok(match e {
+            Expr::Int(n) => ir::Expr::Const(*n),
+            Expr::Name(name) => match self.scope.get(name) {
+                Some(Name::Reg(r)) => ir::Expr::Reg(*r),
+                Some(Name::Loc(l)) => ir::Expr::Const(LOC_BASE + *l as i64),
+                Some(Name::Lock(_)) => {
+                    return err(self.line, format!("the spinlock_t '{name}' used as a value"));
+                }
+                None => {
+                    return err(
+                        self.line,
+                        format!("unknown name '{name}': not a parameter or register of P{}", self.thread),
+                    )
+                }
+            },
+            Expr::AddrOf(name) => match self.scope.get(name) {
+                Some(Name::Loc(l)) => ir::Expr::Const(LOC_BASE + *l as i64),
+                _ => return err(self.line, format!("&{name}: '{name}' is not a location parameter")),
+            },
+            Expr::Deref(addr) => {
+                let addr = self.expr(addr)?;
+                let dst = self.temp();
+                self.op(Op::Load { addr, access: Access::Plain }, Some(dst), "plain load", self.line);
+                ir::Expr::Reg(dst)
+            }
+            Expr::Unary(op, a) => {
+                let a = Box::new(self.expr(a)?);
+                match op {
+                    parse::UnOp::Not => ir::Expr::Not(a),
+                    parse::UnOp::Neg => ir::Expr::Neg(a),
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let a = self.expr(a)?;
+                let before = self.code.len();
+                let b = self.expr(b)?;
+                if matches!(op, parse::BinOp::And | parse::BinOp::Or) && self.code.len() != before {
+                    return err(
+                        self.line,
+                        "unsupported construct: a memory access or call in the right operand of && or ||",
+                    );
+                }
+                ir::Expr::Bin(*op, Box::new(a), Box::new(b))
+            }
+            Expr::Call(call) => {
+                let dst = self.temp();
+                self.call(call, Some(dst))?;
+                ir::Expr::Reg(dst)
+            }
+        })
+    }
+
+    /// Lowers a call; its value, if it has one, goes to `dst`.
+    fn call(&mut self, call: &Call, dst: Option<usize>) -> Result<(), Error> {
+        let Call { line, name, args } = call;
+        let line = *line;
+        let prim = primitive(name).ok_or(Error { line, message: format!("unsupported primitive '{name}'") })?;
+        let arity = |n: usize| -> Result<(), Error> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                err(line, format!("{name} takes {n} argument(s), not {}", args.len()))
+            }
+        };
+        let op = match prim {
+            Prim::Load { access, lvalue } => {
+                arity(1)?;
+                Op::Load { addr: self.address(name, &args[0], lvalue, line)?, access }
+            }
+            Prim::Store { access, lvalue } => {
+                arity(2)?;
+                let addr = self.address(name, &args[0], lvalue, line)?;
+                Op::Store { addr, value: self.expr(&args[1])?, access }
+            }
+            Prim::Rmw { kind, order, returns, value_first } => {
+                let operands = match kind {
+                    RmwBase::Inc | RmwBase::Dec => 0,
+                    RmwBase::Add | RmwBase::Sub | RmwBase::Xchg => 1,
+                    RmwBase::Cmpxchg => 2,
+                };
+                arity(operands + 1)?;
+                let (addr, values) = if value_first && operands == 1 {
+                    let v = self.expr(&args[0])?;
+                    (self.address(name, &args[1], false, line)?, vec![v])
+                } else {
+                    let addr = self.address(name, &args[0], false, line)?;
+                    (addr, args[1..].iter().map(|a| self.expr(a)).collect::<Result<Vec<_>, _>>()?)
+                };
+                let mut values = values.into_iter();
+                let mut next = || values.next().expect("arity checked");
+                let kind = match kind {
+                    RmwBase::Add => RmwKind::Add(next()),
+                    RmwBase::Sub => RmwKind::Sub(next()),
+                    RmwBase::Inc => RmwKind::Add(ir::Expr::Const(1)),
+                    RmwBase::Dec => RmwKind::Sub(ir::Expr::Const(1)),
+                    RmwBase::Xchg => RmwKind::Xchg(next()),
+                    RmwBase::Cmpxchg => RmwKind::Cmpxchg(next(), next()),
+                };
+                match returns {
+                    Some(returns) => Op::Rmw { addr, kind, order, returns },
+                    None if dst.is_some() => return err(line, format!("{name} returns no value")),
+                    None => Op::Rmw { addr, kind, order, returns: Returns::Old },
+                }
+            }
+            Prim::Fence(f) => {
+                arity(0)?;
+                Op::Fence(f)
+            }
+            Prim::SpinLock | Prim::SpinUnlock | Prim::SpinTrylock => {
+                arity(1)?;
+                let lock = match &args[0] {
+                    Expr::Name(n) => match self.scope.get(n) {
+                        Some(Name::Lock(l)) => *l,
+                        _ => return err(line, format!("{name}({n}): '{n}' is not a spinlock_t parameter")),
+                    },
+                    _ => return err(line, format!("{name}'s argument must name a spinlock_t parameter")),
+                };
+                match prim {
+                    Prim::SpinLock => Op::SpinLock(lock),
+                    Prim::SpinUnlock => Op::SpinUnlock(lock),
+                    _ => Op::SpinTrylock(lock),
+                }
+            }
+            Prim::RcuReadLock | Prim::RcuReadUnlock | Prim::SynchronizeRcu => {
+                arity(0)?;
+                match prim {
+                    Prim::RcuReadLock => Op::RcuReadLock,
+                    Prim::RcuReadUnlock => Op::RcuReadUnlock,
+                    _ => Op::SynchronizeRcu,
+                }
+            }
+        };
+        if dst.is_some() && !op.has_value() {
+            return err(line, format!("{name} returns no value"));
+        }
+        self.op(op, dst, name, line);
+        Ok(())
+    }
+
+    /// The address a primitive accesses: `*p` for the `READ_ONCE` family, `p` for the others.
+    fn address(&mut self, name: &str, arg: &Expr, lvalue: bool, line: usize) -> Result<ir::Expr, Error> {
+        match (lvalue, arg) {
+            (true, Expr::Deref(p)) => self.expr(p),
+            (true, _) => err(line, format!("{name}'s first argument must be written *p")),
+            (false, Expr::Deref(_)) => err(line, format!("{name} takes a pointer (p), not *p")),
+            (false, _) => self.expr(arg),
+        }
+    }
+}
