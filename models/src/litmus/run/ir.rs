@@ -150,9 +150,21 @@ impl Rmw {
 /// A memory, lock or RCU operation: one step of a thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
-    Load { addr: Expr, access: Access },
-    Store { addr: Expr, value: Expr, access: Access },
-    Rmw { addr: Expr, kind: RmwKind, order: RmwOrder, returns: Returns },
+    Load {
+        addr: Expr,
+        access: Access,
+    },
+    Store {
+        addr: Expr,
+        value: Expr,
+        access: Access,
+    },
+    Rmw {
+        addr: Expr,
+        kind: RmwKind,
+        order: RmwOrder,
+        returns: Returns,
+    },
     Fence(Fence),
     SpinLock(usize),
     SpinUnlock(usize),
@@ -178,11 +190,24 @@ impl Op {
 pub enum Instr {
     /// A memory operation, the kernel primitive it came from and its line; its value (if any)
     /// goes to `dst`.
-    Op { op: Op, dst: Option<usize>, primitive: String, line: usize },
-    Set { dst: usize, value: Expr },
+    Op {
+        op: Op,
+        dst: Option<usize>,
+        primitive: String,
+        line: usize,
+    },
+    Set {
+        dst: usize,
+        value: Expr,
+    },
     /// Jump to `to` when `cond` is 0.
-    JumpUnless { cond: Expr, to: usize },
-    Jump { to: usize },
+    JumpUnless {
+        cond: Expr,
+        to: usize,
+    },
+    Jump {
+        to: usize,
+    },
 }
 
 /// One process.

@@ -13,10 +13,21 @@ use std::collections::HashMap;
 /// What a kernel primitive does, before its arguments are lowered.
 enum Prim {
     /// `lvalue`: the argument is written `*p` (`READ_ONCE(*x)`), else `p` (`smp_load_acquire(x)`).
-    Load { access: Access, lvalue: bool },
-    Store { access: Access, lvalue: bool },
+    Load {
+        access: Access,
+        lvalue: bool,
+    },
+    Store {
+        access: Access,
+        lvalue: bool,
+    },
     /// `value_first`: `atomic_add(v, p)`; otherwise the location comes first (`xchg(p, v)`).
-    Rmw { kind: RmwBase, order: RmwOrder, returns: Option<Returns>, value_first: bool },
+    Rmw {
+        kind: RmwBase,
+        order: RmwOrder,
+        returns: Option<Returns>,
+        value_first: bool,
+    },
     Fence(Fence),
     SpinLock,
     SpinUnlock,
@@ -83,10 +94,11 @@ fn rmw(name: &str) -> Option<Prim> {
         "atomic_sub_and_test" => return rmw(RmwBase::Sub, RmwOrder::Full, Some(Returns::NewIsZero), true),
         _ => {}
     }
-    let (base, order) = [("_relaxed", RmwOrder::Relaxed), ("_acquire", RmwOrder::Acquire), ("_release", RmwOrder::Release)]
-        .into_iter()
-        .find_map(|(suffix, order)| name.strip_suffix(suffix).map(|b| (b, order)))
-        .unwrap_or((name, RmwOrder::Full));
+    let (base, order) =
+        [("_relaxed", RmwOrder::Relaxed), ("_acquire", RmwOrder::Acquire), ("_release", RmwOrder::Release)]
+            .into_iter()
+            .find_map(|(suffix, order)| name.strip_suffix(suffix).map(|b| (b, order)))
+            .unwrap_or((name, RmwOrder::Full));
     let (kind, returns, value_first) = match base {
         "xchg" | "atomic_xchg" => (RmwBase::Xchg, Returns::Old, false),
         "cmpxchg" | "atomic_cmpxchg" => (RmwBase::Cmpxchg, Returns::Old, false),
@@ -167,10 +179,15 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
     for (n, proc) in test.procs.iter().enumerate() {
         let mut scope = HashMap::new();
         for p in &proc.params {
-            let name = if p.lock { Name::Lock(names.lock(&p.name, proc.line)?) } else { Name::Loc(names.loc(&p.name, proc.line)?) };
+            let name = if p.lock {
+                Name::Lock(names.lock(&p.name, proc.line)?)
+            } else {
+                Name::Loc(names.loc(&p.name, proc.line)?)
+            };
             scope.insert(p.name.clone(), name);
         }
-        let mut l = Lowering { names: &mut names, scope, regs: Vec::new(), code: Vec::new(), thread: n, line: proc.line };
+        let mut l =
+            Lowering { names: &mut names, scope, regs: Vec::new(), code: Vec::new(), thread: n, line: proc.line };
         l.declare_registers(&proc.body)?;
         l.stmts(&proc.body)?;
         let mut init_regs = vec![0; l.regs.len()];
@@ -220,10 +237,10 @@ fn prop(
                         .get(*t)
                         .ok_or(Error { line: *line, message: format!("{t}:{name}: the test has no process P{t}") })?
                         .regs;
-                    let r = regs.iter().position(|r| r == name).ok_or(Error {
-                        line: *line,
-                        message: format!("{t}:{name}: P{t} has no register '{name}'"),
-                    })?;
+                    let r = regs
+                        .iter()
+                        .position(|r| r == name)
+                        .ok_or(Error { line: *line, message: format!("{t}:{name}: P{t} has no register '{name}'") })?;
                     (Var::Reg(*t, r), format!("{t}:{name}"))
                 }
                 None => (Var::Loc(names.loc(name, *line)?), name.clone()),
@@ -257,7 +274,12 @@ impl Lowering<'_> {
                 Stmt::Decl { line, name, .. } | Stmt::Assign { line, target: Target::Reg(name), .. } => {
                     match self.scope.get(name) {
                         Some(Name::Reg(_)) => {}
-                        Some(_) => return err(*line, format!("'{name}' is a parameter of P{}: write *{name} = ...", self.thread)),
+                        Some(_) => {
+                            return err(
+                                *line,
+                                format!("'{name}' is a parameter of P{}: write *{name} = ...", self.thread),
+                            )
+                        }
                         None => {
                             self.scope.insert(name.clone(), Name::Reg(self.regs.len()));
                             self.regs.push(name.clone());
@@ -295,7 +317,9 @@ impl Lowering<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<(), Error> {
         self.line = match s {
-            Stmt::Decl { line, .. } | Stmt::Assign { line, .. } | Stmt::Call { line, .. } | Stmt::If { line, .. } => *line,
+            Stmt::Decl { line, .. } | Stmt::Assign { line, .. } | Stmt::Call { line, .. } | Stmt::If { line, .. } => {
+                *line
+            }
         };
         match s {
             Stmt::Decl { init: None, .. } => {}

@@ -109,7 +109,8 @@ impl fmt::Display for Report {
         for (checker, checked, work) in [("loom", &self.loom, "executions"), ("sc", &self.sc, "states explored")] {
             writeln!(f, "States {} ({checker}, {} {work})", checked.states.len(), checked.work)?;
             for (state, holds) in &checked.states {
-                let terms: Vec<String> = c.names.iter().zip(state).map(|(n, v)| format!("{n}={};", p.show(*v))).collect();
+                let terms: Vec<String> =
+                    c.names.iter().zip(state).map(|(n, v)| format!("{n}={};", p.show(*v))).collect();
                 writeln!(f, "{}{}", terms.join(" "), if *holds { "  <- satisfies the clause" } else { "" })?;
             }
             let o = &checked.observation;

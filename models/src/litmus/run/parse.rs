@@ -71,12 +71,28 @@ pub struct Proc {
 #[derive(Debug, Clone)]
 pub enum Stmt {
     /// `int r0;`, `int *r1 = x;`: a register.
-    Decl { line: usize, name: String, init: Option<Expr> },
+    Decl {
+        line: usize,
+        name: String,
+        init: Option<Expr>,
+    },
     /// `r0 = e;` or `*e = e;`.
-    Assign { line: usize, target: Target, value: Expr },
+    Assign {
+        line: usize,
+        target: Target,
+        value: Expr,
+    },
     /// A call for its effect: `smp_mb();`, `atomic_inc(x);`.
-    Call { line: usize, call: Call },
-    If { line: usize, cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    Call {
+        line: usize,
+        call: Call,
+    },
+    If {
+        line: usize,
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -150,7 +166,12 @@ pub enum Prop {
     True,
     False,
     /// `N:rK=V` (thread given) or `x=V`.
-    Eq { line: usize, thread: Option<usize>, name: String, value: Value },
+    Eq {
+        line: usize,
+        thread: Option<usize>,
+        name: String,
+        value: Value,
+    },
     Not(Box<Prop>),
     And(Box<Prop>, Box<Prop>),
     Or(Box<Prop>, Box<Prop>),
@@ -178,8 +199,8 @@ impl fmt::Display for Tok {
 
 /// Longest first, so that `==` is not read as two `=`.
 const PUNCTS: &[&str] = &[
-    "/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}", "[", "]", ";", ",", ":", "=", "*", "&",
-    "+", "-", "!", "~", "<", ">", "|", "^",
+    "/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}", "[", "]", ";", ",", ":", "=", "*", "&", "+",
+    "-", "!", "~", "<", ">", "|", "^",
 ];
 
 /// The tokens of `src`, which starts at line `first_line`; `/* */` and `//` comments skipped.
@@ -196,7 +217,8 @@ fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
         } else if c.is_whitespace() {
             i += 1;
         } else if rest.starts_with("/*") {
-            let end = rest.find("*/").map(|e| e + 2).ok_or(Error { line, message: "unterminated /* comment".into() })?;
+            let end =
+                rest.find("*/").map(|e| e + 2).ok_or(Error { line, message: "unterminated /* comment".into() })?;
             line += rest[..end].matches('\n').count();
             i += end;
         } else if rest.starts_with("//") {
@@ -231,12 +253,16 @@ fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
 
 /// Reads a test.
 pub fn parse(text: &str) -> Result<Test, Error> {
-    let first = text.lines().position(|l| !l.trim().is_empty()).ok_or(Error { line: 1, message: "empty file".into() })?;
+    let first =
+        text.lines().position(|l| !l.trim().is_empty()).ok_or(Error { line: 1, message: "empty file".into() })?;
     let header: Vec<&str> = text.lines().nth(first).unwrap_or("").split_whitespace().collect();
     let name = match header.as_slice() {
         ["C", name] => name.to_string(),
         [arch, ..] if *arch != "C" => {
-            return err(first + 1, format!("a litmus test for '{arch}': only C litmus tests (a 'C NAME' line) are supported"))
+            return err(
+                first + 1,
+                format!("a litmus test for '{arch}': only C litmus tests (a 'C NAME' line) are supported"),
+            )
         }
         _ => return err(first + 1, "the first line must be 'C NAME'"),
     };
@@ -257,7 +283,7 @@ pub fn parse(text: &str) -> Result<Test, Error> {
         let comment = &rest[..end];
         for (n, l) in comment.lines().enumerate() {
             if let Some(r) = l.split_once("Result:").map(|(_, r)| r) {
-                result = Some(prediction(r, line + n)?);
+                result = Some(prediction(r.split("*)").next().unwrap_or(""), line + n)?);
             }
         }
         line += comment.matches('\n').count();
@@ -308,7 +334,8 @@ struct Parser {
 }
 
 /// The types a declaration or a parameter may have (`int *`, `atomic_t *`, `spinlock_t *`...).
-const TYPES: &[&str] = &["int", "long", "unsigned", "atomic_t", "atomic_long_t", "spinlock_t", "intptr_t", "u32", "u64"];
+const TYPES: &[&str] =
+    &["int", "long", "unsigned", "atomic_t", "atomic_long_t", "spinlock_t", "intptr_t", "u32", "u64"];
 
 /// Constructs of herd7's C dialect this parser knows but does not support, with what they are.
 const UNSUPPORTED: &[(&str, &str)] = &[
@@ -649,11 +676,7 @@ impl Parser {
 
     fn clause(&mut self) -> Result<Clause, Error> {
         let line = self.line();
-        let quantifier = if self.eat("~") {
-            Quantifier::NotExists
-        } else {
-            Quantifier::Exists
-        };
+        let quantifier = if self.eat("~") { Quantifier::NotExists } else { Quantifier::Exists };
         match (quantifier, self.peek()) {
             (_, Some(Tok::Ident(w))) if w == "exists" => {}
             (Quantifier::Exists, Some(Tok::Ident(w))) if w == "forall" => {
@@ -732,11 +755,17 @@ mod tests {
     #[test]
     fn errors_name_the_construct_and_line() {
         let text = SB.replace("\tr0 = READ_ONCE(*y);", "\twhile (1) { }");
-        assert_eq!(parse(&text).unwrap_err(), Error { line: 13, message: "unsupported construct: a loop ('while')".into() });
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            Error { line: 13, message: "unsupported construct: a loop ('while')".into() }
+        );
         let text = SB.replace("exists", "locations [x;]\nexists");
         assert_eq!(parse(&text).unwrap_err().message, "unsupported construct: a 'locations' clause");
         assert_eq!(parse("X86 SB\n{}").unwrap_err().line, 1);
         let text = SB.replace("Sometimes", "Perhaps");
-        assert_eq!(parse(&text).unwrap_err(), Error { line: 3, message: "Result: 'Perhaps' is not one of Never, Sometimes, Always".into() });
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            Error { line: 3, message: "Result: 'Perhaps' is not one of Never, Sometimes, Always".into() }
+        );
     }
 }

@@ -148,7 +148,9 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
             finals.insert(Final { regs, mem: state.mem.clone() });
         } else if !stepped {
             let waiting: Vec<String> = (0..n)
-                .filter_map(|t| op_of(prog, &state, t).map(|(_, _, primitive, line)| format!("P{t} at line {line} ({primitive})")))
+                .filter_map(|t| {
+                    op_of(prog, &state, t).map(|(_, _, primitive, line)| format!("P{t} at line {line} ({primitive})"))
+                })
                 .collect();
             return Err(format!("deadlock: {}", waiting.join(", ")));
         }
@@ -170,7 +172,9 @@ impl Search<'_> {
         let mut s = s.clone();
         let p = &mut s.procs[t];
         p.clock[t] += 1;
-        let at = |addr: &super::ir::Expr, p: &Proc| self.prog.location(addr.eval(&p.local.regs), primitive, line);
+        let at = |addr: &super::ir::Expr, p: &Proc| {
+            self.prog.location(addr.eval(&p.local.regs), primitive, line).map_err(|e| format!("P{t} {e}"))
+        };
         let mut value = None;
         let mut done = true;
         match op {
@@ -200,7 +204,8 @@ impl Search<'_> {
                 let acquires = matches!(order, RmwOrder::Full | RmwOrder::Acquire) && new.is_some();
                 acquire(p, &s.released[l], acquires);
                 if let Some(new) = new {
-                    let release = if matches!(order, RmwOrder::Full | RmwOrder::Release) { &p.clock } else { &p.fence_release };
+                    let release =
+                        if matches!(order, RmwOrder::Full | RmwOrder::Release) { &p.clock } else { &p.fence_release };
                     join(&mut s.released[l], release);
                     s.mem[l] = new;
                     if *order == RmwOrder::Full {
@@ -212,7 +217,9 @@ impl Search<'_> {
             Op::Fence(f) => fence(p, *f),
             Op::SpinLock(l) | Op::SpinTrylock(l) => {
                 match s.holder[*l] {
-                    Some(h) if h == t => return Err(format!("P{t} line {line}: {primitive} of {}, which it holds", self.prog.locks[*l])),
+                    Some(h) if h == t => {
+                        return Err(format!("P{t} line {line}: {primitive} of {}, which it holds", self.prog.locks[*l]))
+                    }
                     Some(_) if matches!(op, Op::SpinLock(_)) => return Ok(None),
                     Some(_) => value = Some(0),
                     None => {
@@ -227,7 +234,10 @@ impl Search<'_> {
             }
             Op::SpinUnlock(l) => {
                 if s.holder[*l] != Some(t) {
-                    return Err(format!("P{t} line {line}: spin_unlock of {}, which it does not hold", self.prog.locks[*l]));
+                    return Err(format!(
+                        "P{t} line {line}: spin_unlock of {}, which it does not hold",
+                        self.prog.locks[*l]
+                    ));
                 }
                 s.holder[*l] = None;
                 s.lock_released[*l] = p.clock.clone();

@@ -1,0 +1,168 @@
+//! `wbcheck litmus --run` ([`wb_models::litmus::run`]): every committed export run under loom
+//! through wb-core's primitive mapping must give its own `Result:` line (the round trip: the
+//! prediction came from a loom verdict on the scenario's model, and here loom runs the litmus
+//! text itself), unless the difference is explained in the export's comment and in
+//! models/litmus/README.md and listed in [`EXPLAINED`]. Also: the runner can fail (store
+//! buffering is Sometimes under loom and Never under SC), plain accesses are checked for races,
+//! and what it does not support is an error naming the construct and its line.
+
+use std::path::Path;
+use wb_models::litmus::run::{self, Report};
+use wb_models::litmus::{exports, Outcome};
+
+/// Exports whose loom observation differs from their `Result:` line, each with the reason its
+/// comment and the README give. None today: every export agrees.
+const EXPLAINED: &[(&str, &str)] = &[];
+
+fn litmus_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus")
+}
+
+fn run_text(text: &str) -> Report {
+    run::run(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+#[test]
+fn every_export_round_trips_through_loom() {
+    let mut differ = Vec::new();
+    for l in exports() {
+        let path = litmus_dir().join(l.file_name());
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let report = run_text(&text);
+        assert_eq!(report.prediction, Some(l.prediction), "{}: the Result line is the export's prediction", l.name());
+        if report.disagrees() {
+            differ.push((l.name(), report.judgement.as_ref().map(|j| j.to_string()).unwrap_or_default()));
+        }
+    }
+    for (name, judgement) in &differ {
+        assert!(EXPLAINED.iter().any(|(n, _)| n == name), "unexplained difference: {judgement}");
+    }
+    for (name, _) in EXPLAINED {
+        assert!(differ.iter().any(|(n, _)| n == name), "{name} is listed as differing but agrees: remove it");
+    }
+}
+
+const SB: &str = "C SB+once+once
+(* Result: Sometimes *)
+{ x=0; y=0; }
+P0(int *x, int *y) { int r0; WRITE_ONCE(*x, 1); r0 = READ_ONCE(*y); }
+P1(int *x, int *y) { int r0; WRITE_ONCE(*y, 1); r0 = READ_ONCE(*x); }
+exists (0:r0=0 /\\ 1:r0=0)
+";
+
+/// Store buffering without barriers: the weak outcome is loom's alone, and `smp_mb()` forbids it.
+#[test]
+fn store_buffering_is_sometimes_under_loom_never_under_sc() {
+    let r = run_text(SB);
+    assert_eq!(
+        (r.loom.observation.outcome, r.loom.observation.positive, r.loom.observation.negative),
+        (Outcome::Sometimes, 1, 3)
+    );
+    assert_eq!(
+        (r.sc.observation.outcome, r.sc.observation.positive, r.sc.observation.negative),
+        (Outcome::Never, 0, 3)
+    );
+    assert!(!r.disagrees() && r.race.is_none());
+    let mb = SB.replace("1); r0", "1); smp_mb(); r0").replace("Sometimes", "Never");
+    let r = run_text(&mb);
+    assert_eq!(r.loom.observation.outcome, Outcome::Never);
+    assert!(!r.disagrees());
+    // A wrong Result line is a disagreement, not a pass.
+    assert!(run_text(&SB.replace("Sometimes", "Never")).disagrees());
+}
+
+/// Message passing through a pointer published with rcu_assign_pointer and read with
+/// rcu_dereference, with `~exists` and `forall` counted as herd7 counts them (the proposition
+/// inside).
+#[test]
+fn pointers_branches_and_quantifiers() {
+    let mp = "C MP+assign+deref
+{ x=0; p=y; y=5; }
+P0(int *x, int **p) { WRITE_ONCE(*x, 1); rcu_assign_pointer(*p, x); }
+P1(int **p, int *x) { int *r0; int r1; r0 = rcu_dereference(*p); if (r0 == x) r1 = READ_ONCE(*r0); else { r1 = -1; } }
+QUANT
+";
+    let exists = run_text(&mp.replace("QUANT", "exists (1:r0=x /\\ 1:r1=0)"));
+    assert_eq!(exists.loom.observation.outcome, Outcome::Never);
+    let states: Vec<String> = exists.loom.states.iter().map(|(s, _)| format!("{s:?}")).collect();
+    assert_eq!(states.len(), 2, "{states:?}: the old pointer (r1=-1) or x with its value");
+    let not_exists = run_text(&mp.replace("QUANT", "~exists (1:r0=x /\\ 1:r1=0)"));
+    assert_eq!(not_exists.loom.observation, exists.loom.observation);
+    let forall = run_text(&mp.replace("QUANT", "forall (1:r0=y \\/ 1:r1=1)"));
+    assert_eq!((forall.loom.observation.outcome, forall.sc.observation.outcome), (Outcome::Always, Outcome::Always));
+}
+
+/// Plain accesses race unless ordered (a lock here); a race is flagged for every checker.
+#[test]
+fn plain_accesses_race_unless_locked() {
+    let racy = "C plain
+{ }
+P0(int *x, spinlock_t *l) { int r0; LOCK r0 = *x; *x = r0 + 1; UNLOCK }
+P1(int *x, spinlock_t *l) { int r1; LOCK r1 = *x; *x = r1 + 1; UNLOCK }
+exists (x=1)
+";
+    let r = run_text(&racy.replace("UNLOCK", "").replace("LOCK", ""));
+    assert!(r.race.as_deref().is_some_and(|race| race.contains("on x")), "{:?}", r.race);
+    assert!(r.loom.observation.data_race && r.loom.observation.outcome == Outcome::Sometimes);
+    let locked = run_text(&racy.replace("UNLOCK", "spin_unlock(l);").replace("LOCK", "spin_lock(l);"));
+    assert_eq!(locked.race, None);
+    assert_eq!(locked.loom.observation.outcome, Outcome::Never);
+    // Release/acquire orders the plain accesses around it.
+    let mp = "C MP+plain
+{ }
+P0(int *x, int *y) { *x = 1; smp_store_release(y, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = smp_load_acquire(y); if (r0) r1 = *x; }
+exists (1:r0=1 /\\ 1:r1=0)
+";
+    let r = run_text(mp);
+    assert_eq!((r.race, r.loom.observation.outcome), (None, Outcome::Never));
+    let r = run_text(&mp.replace("smp_load_acquire(y)", "READ_ONCE(*y)"));
+    assert!(r.race.is_some(), "a relaxed read orders nothing");
+}
+
+/// What the runner does not support is an error that names the construct and its line, never
+/// a verdict.
+#[test]
+fn unsupported_constructs_are_errors_naming_construct_and_line() {
+    let cases = [
+        ("r0 = READ_ONCE(*y);", "while (1) { }", "line 5: unsupported construct: a loop ('while')"),
+        (
+            "r0 = READ_ONCE(*y);",
+            "r0 = smp_cond_load_acquire(y, VAL);",
+            "line 5: unsupported primitive 'smp_cond_load_acquire'",
+        ),
+        ("r0 = READ_ONCE(*y);", "r0 = READ_ONCE(y);", "line 5: READ_ONCE's first argument must be written *p"),
+        ("r0 = READ_ONCE(*y);", "r0 = z;", "line 5: unknown name 'z': not a parameter or register of P0"),
+        ("r0 = READ_ONCE(*y);", "r0 = smp_mb();", "line 5: smp_mb returns no value"),
+        ("r0 = READ_ONCE(*y);", "r0 = (int)1;", "line 5: unsupported construct: a cast"),
+        ("exists (0:r0=0 /\\ 1:r0=0)", "exists (0:r9=0)", "line 9: 0:r9: P0 has no register 'r9'"),
+        ("exists (0:r0=0 /\\ 1:r0=0)", "locations [x;]", "line 9: unsupported construct: a 'locations' clause"),
+    ];
+    let sb = SB.replace("(* Result: Sometimes *)\n", "").replace("{ int r0; ", "{\nint r0;\n");
+    for (from, to, message) in cases {
+        let text = sb.replacen(from, to, 1);
+        assert_ne!(text, sb);
+        assert_eq!(run::run(&text).unwrap_err(), message, "{text}");
+    }
+    let deref = SB.replace("r0 = READ_ONCE(*y);", "r0 = READ_ONCE(*y); r0 = READ_ONCE(*r0);");
+    let e = run::run(&deref).unwrap_err();
+    assert!(
+        e.starts_with("P0 line 4: READ_ONCE on the value ") && e.ends_with("which is not the address of a location"),
+        "{e}"
+    );
+}
+
+/// The conformance tests (classic LKMM shapes) are all in the supported dialect.
+#[test]
+fn conformance_tests_parse() {
+    let dir = litmus_dir().join("conformance");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for e in entries {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "litmus") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let test = run::parse::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            run::lower::lower(&test).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+}
