@@ -361,6 +361,51 @@ fn litmus_judge_reads_herd7_output() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `litmus --run`: committed exports agree with loom (0), a wrong Result line is a disagreement
+/// (1), an unsupported construct or a missing file is bad input (2) with the construct and its
+/// line named, never a panic.
+#[test]
+fn litmus_run_exit_statuses() {
+    let exports = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/litmus/");
+    let v7 = format!("{exports}dontcache-kick+v7.litmus");
+    let no_mb = format!("{exports}dontcache-kick+v7-posted-no-mb.litmus");
+    let out = wbcheck(&["litmus", "--run", &v7, &no_mb]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("Observation dontcache-kick+v7-posted-no-mb Sometimes 1 3 (loom)"), "{text}");
+    assert!(text.contains("Observation dontcache-kick+v7-posted-no-mb Never 0 3 (sc)"), "{text}");
+    assert!(text.contains("ok   dontcache-kick+v7: predicted Never, loom Never 0 3"), "{text}");
+    assert!(text.ends_with("2 of 2 tests with a Result line agree with loom (0 without one)\n"), "{text}");
+    let dir = std::env::temp_dir().join(format!("wbcheck-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = std::fs::read_to_string(&no_mb).unwrap();
+    let wrong = dir.join("wrong.litmus");
+    std::fs::write(&wrong, original.replace("Result: Sometimes", "Result: Never")).unwrap();
+    let out = wbcheck(&["litmus", "--run", &v7, wrong.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(
+            "FAIL dontcache-kick+v7-posted-no-mb: predicted Never, loom Sometimes 1 3: non-Never verification"
+        ),
+        "{text}"
+    );
+    let bad = dir.join("bad.litmus");
+    std::fs::write(&bad, original.replace("\tr0 = READ_ONCE(*start);", "\twhile (1) { }")).unwrap();
+    let line = original.lines().position(|l| l.starts_with("\tr0 = READ_ONCE(*start);")).unwrap() + 1;
+    for (args, message) in [
+        (vec![bad.to_str().unwrap()], format!("bad.litmus: line {line}: unsupported construct: a loop ('while')")),
+        (vec!["/nonexistent.litmus"], "/nonexistent.litmus: No such file".to_string()),
+    ] {
+        let out = wbcheck(&[&["litmus", "--run"], args.as_slice()].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.lines().next().unwrap().contains(&message), "{stderr}");
+        assert!(!stderr.contains("panicked") && out.stdout.is_empty(), "{stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn loom_counterexamples_replay_from_their_handle() {
     let args = ["run", "dontcache-kick", "--revision", "v5-late-clear", "--checker", "loom", "--format", "json"];
