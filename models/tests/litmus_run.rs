@@ -92,6 +92,34 @@ QUANT
     assert_eq!((forall.loom.observation.outcome, forall.sc.observation.outcome), (Outcome::Always, Outcome::Always));
 }
 
+/// Each primitive computes the value the kernel's does (one process, so one final state).
+#[test]
+fn primitives_compute_their_values() {
+    let text = "C values
+{ a=ATOMIC_INIT(5); c=1; 0:r9=7; }
+P0(atomic_t *a, int *c, spinlock_t *l)
+{
+	int r0; int r1; int r2; int r3; int r4; int r5; int r6; int r7; int r8; int r9;
+	r0 = atomic_add_return(2, a);
+	r1 = atomic_fetch_sub_relaxed(3, a);
+	r2 = atomic_inc_return_acquire(a);
+	r3 = cmpxchg(c, 1, 2);
+	r4 = cmpxchg_release(c, 1, 3);
+	r5 = atomic_dec_and_test(c);
+	if (spin_trylock(l)) { r6 = 1; spin_unlock(l); } else r6 = 2;
+	r7 = xchg_relaxed(c, 10);
+	r8 = !r7 || r7 == 1 && r6 != 1;
+	r9 = r9 * 2 - 1;
+	atomic_dec(a);
+}
+forall (0:r0=7 /\\ 0:r1=7 /\\ 0:r2=5 /\\ 0:r3=1 /\\ 0:r4=2 /\\ 0:r5=0 /\\ 0:r6=1 /\\ 0:r7=1 /\\ 0:r8=0 /\\ 0:r9=13 /\\ c=10 /\\ a=4)
+";
+    let r = run_text(text);
+    for o in [&r.loom.observation, &r.sc.observation] {
+        assert_eq!((o.outcome, o.positive, o.negative), (Outcome::Always, 1, 0), "{r}");
+    }
+}
+
 /// Plain accesses race unless ordered (a lock here); a race is flagged for every checker.
 #[test]
 fn plain_accesses_race_unless_locked() {

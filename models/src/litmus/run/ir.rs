@@ -178,11 +178,7 @@ pub enum Op {
 impl Op {
     /// Whether the operation produces a value.
     pub fn has_value(&self) -> bool {
-        match self {
-            Op::Load { .. } | Op::SpinTrylock(_) => true,
-            Op::Rmw { .. } => true,
-            _ => false,
-        }
+        matches!(self, Op::Load { .. } | Op::SpinTrylock(_) | Op::Rmw { .. })
     }
 }
 

@@ -248,6 +248,28 @@ fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
     Ok(out)
 }
 
+/// A binary operator and its precedence (C's, higher binds tighter).
+fn binop(t: &Tok) -> Option<(BinOp, u8)> {
+    let Tok::Punct(p) = t else { return None };
+    Some(match *p {
+        "||" => (BinOp::Or, 1),
+        "&&" => (BinOp::And, 2),
+        "|" => (BinOp::BitOr, 3),
+        "^" => (BinOp::BitXor, 4),
+        "&" => (BinOp::BitAnd, 5),
+        "==" => (BinOp::Eq, 6),
+        "!=" => (BinOp::Ne, 6),
+        "<" => (BinOp::Lt, 7),
+        "<=" => (BinOp::Le, 7),
+        ">" => (BinOp::Gt, 7),
+        ">=" => (BinOp::Ge, 7),
+        "+" => (BinOp::Add, 8),
+        "-" => (BinOp::Sub, 8),
+        "*" => (BinOp::Mul, 9),
+        _ => return None,
+    })
+}
+
 // ---------------------------------------------------------------------------------------------
 // The header: name and leading comments
 
@@ -606,33 +628,10 @@ impl Parser {
 
     fn binary(&mut self, min: u8) -> Result<Expr, Error> {
         let mut lhs = self.unary()?;
-        loop {
-            let op = match self.peek() {
-                Some(Tok::Punct(p)) => match *p {
-                    "||" => (BinOp::Or, 1),
-                    "&&" => (BinOp::And, 2),
-                    "|" => (BinOp::BitOr, 3),
-                    "^" => (BinOp::BitXor, 4),
-                    "&" => (BinOp::BitAnd, 5),
-                    "==" => (BinOp::Eq, 6),
-                    "!=" => (BinOp::Ne, 6),
-                    "<" => (BinOp::Lt, 7),
-                    "<=" => (BinOp::Le, 7),
-                    ">" => (BinOp::Gt, 7),
-                    ">=" => (BinOp::Ge, 7),
-                    "+" => (BinOp::Add, 8),
-                    "-" => (BinOp::Sub, 8),
-                    "*" => (BinOp::Mul, 9),
-                    _ => break,
-                },
-                _ => break,
-            };
-            if op.1 < min {
-                break;
-            }
+        while let Some((op, precedence)) = self.peek().and_then(binop).filter(|(_, p)| *p >= min) {
             self.pos += 1;
-            let rhs = self.binary(op.1 + 1)?;
-            lhs = Expr::Binary(op.0, Box::new(lhs), Box::new(rhs));
+            let rhs = self.binary(precedence + 1)?;
+            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
         }
         Ok(lhs)
     }
