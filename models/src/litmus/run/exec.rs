@@ -103,7 +103,7 @@ fn store_order(access: Access) -> Ordering {
 
 /// Runs process `t` to its end; returns its registers.
 fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Vec<i64>, String> {
-    let ctx = Ctx::<P>::new(shared.trace.clone(), "P", CpuPlan::Fixed(t));
+    let ctx = Ctx::<P>::new(shared.trace.clone(), &format!("P{t}"), CpuPlan::Fixed(t));
     let thread = &prog.threads[t];
     let mut local = Local { pc: 0, regs: thread.init_regs.clone() };
     let mut held: Vec<Option<<P::Mutex<()> as Lock<()>>::Guard<'_>>> = shared.locks.iter().map(|_| None).collect();

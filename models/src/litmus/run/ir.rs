@@ -223,9 +223,13 @@ pub struct Local {
     pub regs: Vec<i64>,
 }
 
+/// A thread's next memory operation: the operation, the register its value goes to, the
+/// primitive it came from and its line.
+pub type Next<'a> = (&'a Op, Option<usize>, &'a str, usize);
+
 /// Runs `local`'s register instructions and jumps up to its next memory operation, which it
 /// returns (`None` at the end of the code).
-pub fn advance<'a>(code: &'a [Instr], local: &mut Local) -> Option<(&'a Op, Option<usize>, &'a str, usize)> {
+pub fn advance<'a>(code: &'a [Instr], local: &mut Local) -> Option<Next<'a>> {
     loop {
         match code.get(local.pc)? {
             Instr::Op { op, dst, primitive, line } => return Some((op, *dst, primitive, *line)),

@@ -24,7 +24,7 @@
 //! happens-before (e.g. its plain accesses need barriers, not just a synchronising pair, to be
 //! ordered); a disagreement shows up in the round trip against the `DATARACE` predictions.
 
-use super::ir::{advance, Access, Fence, Final, Local, Op, Program, Rmw, RmwOrder};
+use super::ir::{advance, Access, Fence, Final, Instr, Local, Next, Op, Program, Rmw, RmwOrder};
 use std::collections::{BTreeSet, HashSet};
 
 type Clock = Vec<u32>;
@@ -133,9 +133,9 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
         let mut finished = true;
         let mut stepped = false;
         for t in 0..n {
-            let Some((op, ..)) = op_of(prog, &state, t) else { continue };
+            let Some(next_op) = next(prog, &state, t) else { continue };
             finished = false;
-            if let Some(next) = search.step(&state, t, op)? {
+            if let Some(next) = search.step(&state, t, next_op)? {
                 stepped = true;
                 if !seen.contains(&next) {
                     seen.insert(next.clone());
@@ -149,7 +149,7 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
         } else if !stepped {
             let waiting: Vec<String> = (0..n)
                 .filter_map(|t| {
-                    op_of(prog, &state, t).map(|(_, _, primitive, line)| format!("P{t} at line {line} ({primitive})"))
+                    next(prog, &state, t).map(|(_, _, primitive, line)| format!("P{t} at line {line} ({primitive})"))
                 })
                 .collect();
             return Err(format!("deadlock: {}", waiting.join(", ")));
@@ -159,16 +159,17 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
 }
 
 /// Process `t`'s next operation (its locals are always advanced up to one).
-fn op_of<'a>(prog: &'a Program, s: &State, t: usize) -> Option<(&'a Op, Option<usize>, &'a str, usize)> {
-    let mut local = s.procs[t].local.clone();
-    advance(&prog.threads[t].code, &mut local)
+fn next<'a>(prog: &'a Program, s: &State, t: usize) -> Option<Next<'a>> {
+    match prog.threads[t].code.get(s.procs[t].local.pc)? {
+        Instr::Op { op, dst, primitive, line } => Some((op, *dst, primitive, *line)),
+        _ => unreachable!("advance stops at an operation"),
+    }
 }
 
 impl Search<'_> {
     /// The state after process `t` performs `op`, or `None` when `op` cannot step now (a lock
     /// another process holds, a grace period still waiting).
-    fn step(&mut self, s: &State, t: usize, op: &Op) -> Result<Option<State>, String> {
-        let (_, dst, primitive, line) = op_of(self.prog, s, t).expect("a next operation");
+    fn step(&mut self, s: &State, t: usize, (op, dst, primitive, line): Next) -> Result<Option<State>, String> {
         let mut s = s.clone();
         let p = &mut s.procs[t];
         p.clock[t] += 1;
