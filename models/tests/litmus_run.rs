@@ -30,7 +30,9 @@ fn every_export_round_trips_through_loom() {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let report = run_text(&text);
         assert_eq!(report.prediction, Some(l.prediction), "{}: the Result line is the export's prediction", l.name());
-        if report.disagrees() {
+        // Stricter than the judge: a racy export's outcome must equal too (it came from loom).
+        let seen = &report.loom.observation;
+        if report.disagrees() || seen.outcome != l.prediction.outcome || seen.data_race != l.prediction.data_race {
             differ.push((l.name(), report.judgement.as_ref().map(|j| j.to_string()).unwrap_or_default()));
         }
     }
