@@ -32,7 +32,10 @@ pub struct CoreKick {
     inodes: Vec<Inode<Std>>,
     /// One task per CPU: a step runs as the task of the CPU it names (the flusher on cpu0).
     cpus: Vec<Ctx<Std>>,
+    /// Per inode and folio: a kick follows its dirtying.
+    kicked: Vec<Vec<bool>>,
     added: i64,
+    unkicked_added: i64,
     last_consumed: Option<(i64, i64)>,
 }
 
@@ -47,7 +50,7 @@ impl CoreKick {
                 let folios = folios
                     .iter()
                     .enumerate()
-                    .map(|(f, &(dc, pages))| Arc::new(Folio::new((i * 8 + f) as u64, pages as u32, dc)))
+                    .map(|(f, &(of, pages))| Arc::new(Folio::new((i * 8 + f) as u64, pages as u32, of.dropbehind)))
                     .collect();
                 Inode::new(i as u32, bdi.clone(), 0, true, folios)
             })
@@ -59,7 +62,14 @@ impl CoreKick {
                 filemap_dirty_folio(&cpus[FLUSHER_CPU], inode, inode.folios.last().expect("a resident folio"));
             }
         }
-        CoreKick { bdi, inodes, cpus, added: 0, last_consumed: None }
+        let kicked = universe.inodes.iter().map(|folios| folios.iter().map(|(of, _)| of.kicked).collect()).collect();
+        CoreKick { bdi, inodes, cpus, kicked, added: 0, unkicked_added: 0, last_consumed: None }
+    }
+
+    /// The pages of folios no kick follows that the flusher has counted out (the folios' ghosts).
+    fn unkicked_removed(&self) -> i64 {
+        let folios = self.inodes.iter().zip(&self.kicked).flat_map(|(i, k)| i.folios.iter().zip(k));
+        folios.filter(|(_, kicked)| !**kicked).map(|(f, _)| f.dontcache_counted_out()).sum()
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
@@ -68,7 +78,7 @@ impl CoreKick {
                 let (i, f) = (&self.inodes[inode], &self.inodes[inode].folios[folio]);
                 let became = filemap_dirty_folio(&self.cpus[cpu], i, f);
                 if became && f.test_dropbehind() {
-                    self.added += f.nr_pages();
+                    *if self.kicked[inode][folio] { &mut self.added } else { &mut self.unkicked_added } += f.nr_pages();
                 }
                 KickResult::Dirtied(became)
             }
@@ -82,7 +92,7 @@ impl CoreKick {
             }
             KickOp::Run { rescuer } => {
                 let wb = self.bdi.wb(0);
-                let removed_before = wb.dontcache_removed();
+                let removed_before = wb.dontcache_removed() - self.unkicked_removed();
                 let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
                 let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
                 let run = wb_workfn(&self.cpus[FLUSHER_CPU], wb, &refs, WorkStart::Periodic, on)
@@ -116,7 +126,9 @@ impl CoreKick {
             }
         }
         s.added = self.added;
-        s.removed = wb.dontcache_removed();
+        s.removed = wb.dontcache_removed() - self.unkicked_removed();
+        s.unkicked_added = self.unkicked_added;
+        s.unkicked_removed = self.unkicked_removed();
         s.last_consumed = self.last_consumed;
         s
     }

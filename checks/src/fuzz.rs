@@ -25,6 +25,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use wb_core::revision::SlotRevision;
 use wb_core::revision::{AccountingRevision, KickProtocol, KickRevision};
 use wb_models::bounds::{Bounds, Tier};
+use wb_models::dontcache_kick::FolioOf;
 use wb_models::harness::{Replayed, ShuttleSchedule};
 use wb_models::outcome::Checker;
 use wb_models::registry::{find, scenarios};
@@ -60,8 +61,9 @@ fn kick_revisions() -> Vec<(String, RefKnobs, KickProtocol)> {
 }
 
 /// `oracle_dontcache`: the kick/consume protocol with dirty-inode tracking and writeback (every
-/// kick revision) against the reference: two inodes, DONTCACHE folios of drawn sizes
-/// (on both sides of the batch) and a plain one each, each inode clean or dirty at the start.
+/// kick revision) against the reference: two inodes, DONTCACHE folios of drawn sizes (on both
+/// sides of the batch; one a fault's, whose pages no kick follows) and a plain one each, each
+/// inode clean or dirty at the start.
 pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
     const CPUS: usize = 2;
     const BATCH: i32 = 4;
@@ -69,7 +71,8 @@ pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
     let revisions = kick_revisions();
     let (name, knobs, proto) = &revisions[usize::from(u.arbitrary::<u8>().unwrap_or(0)) % revisions.len()];
     let mut size = || 1 + i64::from(u.arbitrary::<u8>().unwrap_or(0) % 9);
-    let inodes = vec![vec![(true, size()), (true, size()), (false, 1)], vec![(true, size()), (false, 1)]];
+    let (kicked, fault, plain) = (FolioOf::KICKED, FolioOf::FAULT, FolioOf::PLAIN);
+    let inodes = vec![vec![(kicked, size()), (fault, size()), (plain, 1)], vec![(kicked, size()), (plain, 1)]];
     let flags = u.arbitrary::<u8>().unwrap_or(0);
     let universe = KickUniverse { inodes, dirty_at_start: vec![flags & 1 != 0, flags & 2 != 0] };
     let mut reference = RefKick::new(&universe, CPUS, i64::from(BATCH), *knobs);

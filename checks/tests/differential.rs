@@ -11,16 +11,21 @@ use wb_checks::oracle::dontcache_kick::{kick_knobs, KickOp, KickUniverse, RefKic
 use wb_checks::oracle::percpu_counter::RefPercpu;
 use wb_checks::oracle::wb_pin::{pin_revision, PinOp, RefPin};
 use wb_core::revision::{AccountingRevision, KickRevision, PinRevision};
+use wb_models::dontcache_kick::FolioOf;
 
 const CPUS: usize = 3;
 const BATCH: i32 = 4;
 
 /// The objects of the kick comparison: two inodes with DONTCACHE folios of sizes on both sides
-/// of the batch and a plain folio each; inode 1 dirty at the start.
+/// of the batch (one a fault's, whose pages no kick follows) and a plain folio each; inode 1
+/// dirty at the start.
 fn kick_universe() -> KickUniverse {
     let b = i64::from(BATCH);
     KickUniverse {
-        inodes: vec![vec![(true, 1), (true, 2 * b), (false, 1)], vec![(true, b - 1), (true, 3), (false, 2)]],
+        inodes: vec![
+            vec![(FolioOf::KICKED, 1), (FolioOf::FAULT, 2 * b), (FolioOf::PLAIN, 1)],
+            vec![(FolioOf::KICKED, b - 1), (FolioOf::KICKED, 3), (FolioOf::PLAIN, 2)],
+        ],
         dirty_at_start: vec![false, true],
     }
 }

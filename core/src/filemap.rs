@@ -5,7 +5,7 @@
 use crate::ctx::Ctx;
 use crate::folio::{Folio, IN_PAGE_CACHE, PG_DIRTY, PG_DONTCACHE_COUNTED, PG_DROPBEHIND};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
-use crate::page_writeback::{filemap_dirty_folio, folio_account_cleaned};
+use crate::page_writeback::{dontcache_count_out, filemap_dirty_folio, folio_account_cleaned};
 use crate::pte::zap_pte_range;
 use crate::revision::LookupClear;
 use crate::spinlock::SpinGuard;
@@ -214,7 +214,7 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
         let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
         let old = folio.flags.clear_bits_word(1 << PG_DROPBEHIND | 1 << PG_DONTCACHE_COUNTED);
         if old & (1 << PG_DONTCACHE_COUNTED) != 0 {
-            wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+            dontcache_count_out(ctx, wb, folio);
         }
         unlocked_inode_to_wb_end(ctx, inode, cookie);
         if old & (1 << PG_DROPBEHIND) != 0 {
@@ -230,7 +230,7 @@ pub fn folio_end_dropbehind<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio: 
     // counts as dropbehind lose the flag here, so count them out.
     if inode.bdi.knobs.accounting.flag_snapshot && old & (1 << PG_DIRTY) != 0 && inode.mapping_can_writeback() {
         let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+        dontcache_count_out(ctx, wb, folio);
         unlocked_inode_to_wb_end(ctx, inode, cookie);
     }
     ctx.event(F, "folio {}: dropbehind cleared -> folio_unmap_invalidate", &[folio.index as i64]);

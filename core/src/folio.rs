@@ -10,6 +10,7 @@ use crate::pte::{Pte, PteState};
 use crate::spinlock::{SpinGuard, SpinLock};
 use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
+use std::sync::atomic::{AtomicI64, Ordering as Ghost};
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
@@ -61,6 +62,10 @@ pub struct Folio<P: Platform> {
     /// page), under its `state_lock`: present for a folio of an iomap mapping with more than one
     /// block ([`crate::iomap`]).
     pub ifs: Option<SpinLock<P, Vec<u64>>>,
+    /// Ghost, not kernel state: the pages of this folio counted out of WB_DONTCACHE_DIRTY so far
+    /// ([`crate::page_writeback::dontcache_count_out`]), so a property can tell whose pages the
+    /// flusher counted out (dontcache-kick's `lost-wakeup` speaks only for kicked ones).
+    counted_out: AtomicI64,
 }
 
 /// `folio_ref_freeze`'s zero count, as the model's reference word.
@@ -72,7 +77,17 @@ impl<P: Platform> Folio<P> {
     /// passed (safe: the folio is not visible yet).
     pub fn new(index: u64, nr_pages: u32, dropbehind: bool) -> Self {
         let (flags, marks) = flag_words(index, if dropbehind { 1 << PG_DROPBEHIND } else { 0 }, 1 << IN_PAGE_CACHE);
-        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None, ifs: None }
+        Folio {
+            flags,
+            marks,
+            lock: SpinLock::new(()),
+            index,
+            nr_pages,
+            pte: None,
+            refs: None,
+            ifs: None,
+            counted_out: AtomicI64::new(0),
+        }
     }
 
     /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
@@ -93,12 +108,32 @@ impl<P: Platform> Folio<P> {
     /// A folio not (yet) in the page cache: the new folios a split will create.
     pub fn detached(index: u64, nr_pages: u32) -> Self {
         let (flags, marks) = flag_words(index, 0, 0);
-        Folio { flags, marks, lock: SpinLock::new(()), index, nr_pages, pte: None, refs: None, ifs: None }
+        Folio {
+            flags,
+            marks,
+            lock: SpinLock::new(()),
+            index,
+            nr_pages,
+            pte: None,
+            refs: None,
+            ifs: None,
+            counted_out: AtomicI64::new(0),
+        }
     }
 
     /// `folio->mapping != NULL`: in the page cache.
     pub fn in_page_cache(&self) -> bool {
         self.marks.test_bit(IN_PAGE_CACHE)
+    }
+
+    /// Ghost: the pages of this folio counted out of WB_DONTCACHE_DIRTY so far.
+    pub fn dontcache_counted_out(&self) -> i64 {
+        self.counted_out.load(Ghost::Relaxed)
+    }
+
+    /// Ghost: record a count-out of `nr` pages ([`crate::page_writeback::dontcache_count_out`]).
+    pub(crate) fn note_counted_out(&self, nr: i64) {
+        self.counted_out.fetch_add(nr, Ghost::Relaxed);
     }
 
     /// `folio_nr_pages()`.

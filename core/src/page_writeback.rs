@@ -183,8 +183,15 @@ pub fn folio_account_cleaned<P: Platform>(ctx: &Ctx<P>, folio: &Folio<P>, wb: &W
         &[folio.index as i64, dropbehind as i64],
     );
     if dropbehind {
-        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+        dontcache_count_out(ctx, wb, folio);
     }
+}
+
+/// v7's count-out of a whole folio: WB_DONTCACHE_DIRTY -= `folio_nr_pages` on `wb` (with the
+/// folio's ghost record of it).
+pub fn dontcache_count_out<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, folio: &Folio<P>) {
+    wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -folio.nr_pages());
+    folio.note_counted_out(folio.nr_pages());
 }
 
 /// `__folio_cancel_dirty()` (truncate and invalidate, folio locked by the caller): for a mapping

@@ -33,6 +33,9 @@ pub enum Role {
     Buffered,
     /// `mark_inode_dirty_sync`: the inode dirtied without pages.
     InodeDirtier,
+    /// A write fault on a clean PG_dropbehind folio that fault-around mapped: dirty it (its
+    /// pages counted in WB_DONTCACHE_DIRTY); no kick.
+    DropbehindFault,
 }
 
 impl Role {
@@ -41,10 +44,33 @@ impl Role {
             Role::Dontcache => "dontcache-writer",
             Role::Buffered => "buffered-writer",
             Role::InodeDirtier => "inode-dirtier",
+            Role::DropbehindFault => "dropbehind-fault",
         }
     }
 
-    const ALL: [Role; 3] = [Role::Dontcache, Role::Buffered, Role::InodeDirtier];
+    const ALL: [Role; 4] = [Role::Dontcache, Role::Buffered, Role::InodeDirtier, Role::DropbehindFault];
+
+    /// Its dirtying adds to WB_DONTCACHE_DIRTY.
+    pub fn adds(self) -> bool {
+        matches!(self, Role::Dontcache | Role::DropbehindFault)
+    }
+}
+
+/// A folio of a configuration: PG_dropbehind set, and whether a kick follows its dirtying (a
+/// dontcache-writer's folio).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FolioOf {
+    pub dropbehind: bool,
+    pub kicked: bool,
+}
+
+impl FolioOf {
+    /// A dontcache-writer's folio.
+    pub const KICKED: FolioOf = FolioOf { dropbehind: true, kicked: true };
+    /// A dropbehind-fault's folio.
+    pub const FAULT: FolioOf = FolioOf { dropbehind: true, kicked: false };
+    /// A buffered-writer's folio, or an inode's resident dirty one.
+    pub const PLAIN: FolioOf = FolioOf { dropbehind: false, kicked: false };
 }
 
 /// One thread of a configuration: its role, the inode it works on, and (for writers) which of
@@ -72,18 +98,22 @@ impl Setup {
         self.dirty_at_start.len()
     }
 
-    /// The folios of inode `i`: the writers' (indices as in [`Thread::folio`]), then the resident
-    /// dirty one if the inode starts dirty. Returns (DONTCACHE?, resident?) per folio.
-    pub fn folios_of(&self, i: usize) -> Vec<(bool, bool)> {
+    /// The folios of inode `i`: the writers' and faults' (indices as in [`Thread::folio`]), then
+    /// the resident dirty one (no PG_dropbehind) if the inode starts dirty.
+    pub fn folios_of(&self, i: usize) -> Vec<FolioOf> {
         let n = self.threads.iter().filter(|t| t.inode == i && t.role != Role::InodeDirtier).map(|t| t.folio + 1).max();
-        let mut v: Vec<(bool, bool)> = (0..n.unwrap_or(0))
+        let mut v: Vec<FolioOf> = (0..n.unwrap_or(0))
             .map(|f| {
-                let dc = self.threads.iter().any(|t| t.inode == i && t.folio == f && t.role == Role::Dontcache);
-                (dc, false)
+                let role = |r: Role| self.threads.iter().any(|t| t.inode == i && t.folio == f && t.role == r);
+                match (role(Role::Dontcache), role(Role::DropbehindFault)) {
+                    (true, _) => FolioOf::KICKED,
+                    (false, true) => FolioOf::FAULT,
+                    (false, false) => FolioOf::PLAIN,
+                }
             })
             .collect();
         if self.dirty_at_start[i] {
-            v.push((false, true));
+            v.push(FolioOf::PLAIN);
         }
         v
     }
@@ -189,8 +219,10 @@ fn role_multisets(n: usize) -> Vec<Vec<Role>> {
 }
 
 /// Every folio assignment: on each inode, DONTCACHE writers partition their folios among
-/// themselves; every buffered writer has a folio of its own (a buffered write into a DONTCACHE
-/// folio is the lookup that clears PG_dropbehind: scenario dontcache-accounting).
+/// themselves; every buffered writer and every fault has a folio of its own (a buffered write
+/// into a DONTCACHE folio is the lookup that clears PG_dropbehind: scenario
+/// dontcache-accounting; a fault into a DONTCACHE writer's folio is left out: two dontcache-writers
+/// sharing a folio already have a page counted by one task and kicked for by another).
 fn folio_choices(roles: &[Role], inodes: &[usize]) -> Vec<Vec<usize>> {
     let dc: Vec<usize> = (0..roles.len()).filter(|&k| roles[k] == Role::Dontcache).collect();
     let mut out = Vec::new();
@@ -209,7 +241,7 @@ fn folio_choices(roles: &[Role], inodes: &[usize]) -> Vec<Vec<usize>> {
         }
         let mut next = groups.iter().max().map_or(0, |m| m + 1);
         for (k, r) in roles.iter().enumerate() {
-            if *r == Role::Buffered {
+            if matches!(r, Role::Buffered | Role::DropbehindFault) {
                 folio[k] = next;
                 next += 1;
             }
@@ -289,7 +321,7 @@ impl Model for KickModel {
                     .folios_of(i)
                     .into_iter()
                     .enumerate()
-                    .map(|(f, (dc, _))| Arc::new(Folio::new((i * 8 + f) as u64, 1, dc)))
+                    .map(|(f, of)| Arc::new(Folio::new((i * 8 + f) as u64, 1, of.dropbehind)))
                     .collect();
                 Arc::new(Inode::new(i as u32, bdi.clone(), 0, true, folios))
             })
@@ -303,15 +335,24 @@ impl Model for KickModel {
                 }
             }
         }
-        // Ghost: DONTCACHE pages the writers counted in; the flusher's last consume.
+        // Ghost: DONTCACHE pages the writers counted in (kicked), and those the faults counted
+        // in (not kicked); the flusher's last consume.
         let added = Arc::new(AtomicI64::new(0));
+        let unkicked_added = Arc::new(AtomicI64::new(0));
+        let unkicked: Vec<Arc<Folio<P>>> = setup
+            .threads
+            .iter()
+            .filter(|t| t.role == Role::DropbehindFault)
+            .map(|t| inodes[t.inode].folios[t.folio].clone())
+            .collect();
+        let unkicked_removed = move || unkicked.iter().map(|f| f.dontcache_counted_out()).sum::<i64>();
         let consumed = Arc::new(Mutex::new(Consumed::default()));
         let busy = Arc::new(P::AtomicUsize::new(0));
 
         let mut handles = Vec::with_capacity(setup.threads.len() + 1);
         for (k, (&thread, &plan)) in setup.threads.iter().zip(plans).enumerate() {
-            let (inode, trace, added, busy) =
-                (inodes[thread.inode].clone(), trace.clone(), added.clone(), busy.clone());
+            let (inode, trace, added, unkicked_added, busy) =
+                (inodes[thread.inode].clone(), trace.clone(), added.clone(), unkicked_added.clone(), busy.clone());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, &format!("{}{k}", thread.role.name()), plan);
                 for _ in 0..b.ops {
@@ -327,6 +368,12 @@ impl Model for KickModel {
                             filemap_dirty_folio(&ctx, &inode, &inode.folios[thread.folio]);
                         }
                         Role::InodeDirtier => __mark_inode_dirty(&ctx, &inode, 1 << I_DIRTY_SYNC),
+                        Role::DropbehindFault => {
+                            let folio = &inode.folios[thread.folio];
+                            if filemap_dirty_folio(&ctx, &inode, folio) {
+                                unkicked_added.fetch_add(folio.nr_pages(), Ghost::Relaxed);
+                            }
+                        }
                     }
                 }
                 if matches!(b.flusher, Flusher::Worker { .. }) {
@@ -335,8 +382,8 @@ impl Model for KickModel {
             }));
         }
         {
-            let (bdi, trace, busy, consumed, inodes) =
-                (bdi.clone(), trace.clone(), busy.clone(), consumed.clone(), inodes.clone());
+            let (bdi, trace, busy, consumed, inodes, unkicked_removed) =
+                (bdi.clone(), trace.clone(), busy.clone(), consumed.clone(), inodes.clone(), unkicked_removed.clone());
             let plan = plans[setup.threads.len()];
             let (runs, threads) = (setup.runs.clone(), setup.threads.len());
             handles.push(P::spawn(move || {
@@ -344,7 +391,8 @@ impl Model for KickModel {
                 let wb = bdi.wb(0);
                 let refs: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
                 let pass = |ctx: &Ctx<P>, start: WorkStart, on: RunOn| {
-                    let removed_before = wb.dontcache_removed();
+                    // The flusher is the only cleaner: exact, and only kicked pages.
+                    let removed_before = wb.dontcache_removed() - unkicked_removed();
                     let run = wb_workfn(ctx, wb, &refs, start, on);
                     if let Some(nr) = run.and_then(|r| r.consumed) {
                         consumed.lock().unwrap_or_else(|e| e.into_inner()).last = Some((nr, removed_before));
@@ -373,7 +421,8 @@ impl Model for KickModel {
         let wb = bdi.wb(0);
         let last = consumed.lock().unwrap_or_else(|e| e.into_inner()).last;
         let mut v = Vec::new();
-        if let Some(message) = lost_wakeup(wb, added.load(Ghost::Relaxed), last) {
+        let unkicked = unkicked_added.load(Ghost::Relaxed) - unkicked_removed();
+        if let Some(message) = lost_wakeup(wb, added.load(Ghost::Relaxed), unkicked, last) {
             v.push(Violation { property: LOST_WAKEUP, message });
         }
         if let Some(message) = dirty_tracking(wb, &inodes) {
@@ -385,7 +434,7 @@ impl Model for KickModel {
     fn loom_placements(&self) -> Vec<Vec<CpuPlan>> {
         let setup = &self.setups[0];
         let flusher = CpuPlan::Fixed(0);
-        let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
+        let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role.adds()).collect();
         let base: Vec<CpuPlan> = setup.threads.iter().map(|_| CpuPlan::Fixed(0)).chain([flusher]).collect();
         if dc.len() < 2 {
             // One adder: its CPU changes nothing the others can see (the sum reads every slot).
@@ -467,13 +516,14 @@ impl Model for KickModel {
     }
 }
 
-/// `lost-wakeup` at quiescence. Let R be the DONTCACHE pages still counted. If R > 0, the
+/// `lost-wakeup` at quiescence, for kicked pages (the faults' `unkicked` pages still counted are
+/// not owed an expedition). Let R be the kicked DONTCACHE pages still counted. If R > 0, the
 /// expedition must still be coming (WB_start_dontcache set and a run queued), or the last consume
-/// that cleared the bit must have read every page the writers counted in minus those the flusher
-/// had counted out before it (the budget is not tied to which pages the work writes: the kick
-/// asks for "as many pages as there are dontcache pages", written from the oldest inodes).
-fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, last: Option<(i64, i64)>) -> Option<String> {
-    let remaining = wb.stat(WbStatItem::DontcacheDirty).raw_total();
+/// that cleared the bit must have read every kicked page the writers counted in minus those the
+/// flusher had counted out before it (the budget is not tied to which pages the work writes: the
+/// kick asks for "as many pages as there are dontcache pages", written from the oldest inodes).
+fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, unkicked: i64, last: Option<(i64, i64)>) -> Option<String> {
+    let remaining = wb.stat(WbStatItem::DontcacheDirty).raw_total() - unkicked;
     let bit = wb.state.test_bit(WB_START_DONTCACHE);
     if remaining <= 0 || (bit && wb.run_pending()) {
         return None;
@@ -488,7 +538,7 @@ fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, last: Option<(i64, i64)>) ->
         None => "no consume ever cleared it".to_string(),
     };
     Some(format!(
-        "{remaining} dirty DONTCACHE page(s) remain with WB_start_dontcache {} and {}; {consumes}: they wait for periodic writeback",
+        "{remaining} kicked dirty DONTCACHE page(s) remain with WB_start_dontcache {} and {}; {consumes}: they wait for periodic writeback",
         bit as u8,
         if wb.run_pending() { "a run queued" } else { "no run queued" },
     ))
@@ -609,16 +659,21 @@ pub fn kick_scope_decl() -> ScopeDecl {
                 callers: "file_update_time / generic_update_time (write and fault paths, including a writer without ->page_mkwrite), notify_change (chmod, utimes), xattr updates",
             },
             RoleDecl {
+                name: "dropbehind-fault",
+                runs: "filemap_dirty_folio (a folio with PG_dropbehind: counted in WB_DONTCACHE_DIRTY); no kick",
+                callers: "a write fault (wp_page_shared -> do_page_mkwrite / fault_dirty_shared_page -> folio_mark_dirty) on a clean PG_dropbehind folio that fault-around (filemap_map_pages) mapped without the lookup that clears the flag",
+            },
+            RoleDecl {
                 name: "flusher",
                 runs: "wb_workfn on a normal kworker (process_one_work, wb_do_writeback -> wb_check_start_dontcache: test_and_clear_bit, wb_stat_sum, wb_writeback of the wb's inodes: do_writepages, __writeback_single_inode, requeue_inode, list depopulation) or on bdi_wq's rescuer (writeback_inodes_wb(wb, 1024, WB_REASON_FORKER_THREAD), the kick untouched), then the end of wb_workfn (re-queue for queued work [fix: or a pending kick], else wb_wakeup_delayed)",
                 callers: "bdi_wq's work item wb->dwork: queued by wb_wakeup or by the timer (wb_wakeup_delayed); exactly one per wb, never two at once; bdi_wq is WQ_MEM_RECLAIM, so its rescuer runs pending items when the pool cannot create workers (memory pressure: send_mayday)",
             },
         ],
         counts: "one flusher with two runs; loom: 1 or 2 other threads, one operation each, at least one dontcache-writer, the two runs each on a worker or on the rescuer (4 mixes); shuttle: 1 to 3 other threads, one operation each, a worker flusher each of whose runs is on the rescuer with probability 1/2",
-        sharing: "one bdi, its root wb; threads on one inode or on different ones (every partition); dontcache-writers on one inode may write one folio or different ones; a buffered-writer's folio is its own",
+        sharing: "one bdi, its root wb; threads on one inode or on different ones (every partition); dontcache-writers on one inode may write one folio or different ones; a buffered-writer's or dropbehind-fault's folio is its own",
         initial: "each inode clean, or dirty (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on b_dirty); WB_has_dirty_io set exactly when an inode is dirty; WB_start_dontcache clear with nothing queued (a set bit with its run queued is the state a finished dontcache-writer leaves, which the configurations with one more writer reach)",
         excluded: "cgroup wb switches (scenario wb-pin); a buffered write into a DONTCACHE folio (the lookup that clears PG_dropbehind: scenario dontcache-accounting); a rescuer run that finds the wb unregistered (it takes the normal path: wb-pin's release flush); lazytime (I_DIRTY_TIME) and other tasks holding I_SYNC",
-        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run, each on a worker or on the rescuer), CPU placements: one for a single dontcache-writer, two for two (one CPU, two CPUs; no migration: the add runs with IRQs off under the i_pages lock); preemption bound 1 (quick: the 63 configurations with at most one rescuer run, two dontcache-writers on two CPUs only), 2 (scope: all 84, every placement), 3 (deep: the same) shuttle: the shuttle scope (up to three threads, one operation each, 141 configurations) drawn per execution, CPUs drawn, batch 4, a worker flusher drawing worker or rescuer per run; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls over the loom scope, one operation per thread (quick) or two (scope, deep), three flusher runs (a worker run, then the configuration's two)",
+        bounds: "loom: 2 CPUs, batch 2, two flusher runs (each queued or a timer run, each on a worker or on the rescuer), CPU placements: one for a single adder to WB_DONTCACHE_DIRTY (dontcache-writer or dropbehind-fault), two for two (one CPU, two CPUs; no migration: the add runs with IRQs off under the i_pages lock); preemption bound 1 (quick: the 81 configurations with at most one rescuer run, two adders on two CPUs only), 2 (scope: all 108, every placement), 3 (deep: the same); shuttle: the shuttle scope (up to three threads, one operation each, 229 configurations) drawn per execution, CPUs drawn, batch 4, a worker flusher drawing worker or rescuer per run; 10,000 iterations (quick), 50,000 (scope), 200,000 (deep). oracle: every interleaving of whole calls over the loom scope, one operation per thread (quick) or two (scope, deep), three flusher runs (a worker run, then the configuration's two)",
         configurations: kick_scope().iter().map(Setup::label).collect(),
     }
 }
@@ -643,7 +698,7 @@ impl ModelScenario for DontcacheKick {
             properties: &[
                 (
                     LOST_WAKEUP,
-                    "at the end, dirty DONTCACHE pages remaining => WB_start_dontcache set with a run queued, or the last consume that cleared it read every page counted in and not yet counted out",
+                    "at the end, kicked dirty DONTCACHE pages remaining (a dontcache-writer's, not a dropbehind-fault's) => WB_start_dontcache set with a run queued, or the last consume that cleared it read every kicked page counted in and not yet counted out",
                 ),
                 (
                     DIRTY_TRACKING,

@@ -95,15 +95,19 @@ fn the_scope_holds_every_configuration_once() {
     use wb_models::dontcache_kick::{kick_scope, shuttle_kick_scope, Role};
     let scope = kick_scope();
     // Hand count: D alone (2 initial states); D+D on one folio (2), one inode two folios (2), two
-    // inodes (3: clean/clean, one dirty, both); D+B and D+I on one inode (2 each) or two (4 each):
-    // 21 thread setups, each with the 4 mixes of worker and rescuer runs.
-    assert_eq!(scope.len(), 21 * 4);
+    // inodes (3: clean/clean, one dirty, both); D+B, D+I and D+F on one inode (2 each) or two (4
+    // each): 27 thread setups, each with the 4 mixes of worker and rescuer runs.
+    assert_eq!(scope.len(), 27 * 4);
     for runs in wb_models::dontcache_kick::FLUSHER_RUNS {
-        assert_eq!(scope.iter().filter(|s| s.runs == runs).count(), 21);
+        assert_eq!(scope.iter().filter(|s| s.runs == runs).count(), 27);
     }
     let labels: BTreeSet<String> = scope.iter().map(|s| s.label()).collect();
     assert_eq!(labels.len(), scope.len(), "two configurations are renamings of each other");
-    for roles in [[Role::Dontcache, Role::Buffered], [Role::Dontcache, Role::InodeDirtier]] {
+    for roles in [
+        [Role::Dontcache, Role::Buffered],
+        [Role::Dontcache, Role::InodeDirtier],
+        [Role::Dontcache, Role::DropbehindFault],
+    ] {
         assert!(scope
             .iter()
             .any(|s| s.threads.iter().map(|t| t.role).eq(roles) && s.threads[0].inode == s.threads[1].inode));
@@ -112,23 +116,23 @@ fn the_scope_holds_every_configuration_once() {
     assert!(shuttle_kick_scope().len() > scope.len());
 }
 
-/// The scope and deep tiers run every configuration and both placements of two DONTCACHE
-/// writers (one CPU: the second add folds; two CPUs); the quick tier leaves out two rescuer runs
-/// in a row and the one-CPU placement (docs: the header's "Cost").
+/// The scope and deep tiers run every configuration and both placements of two adders to
+/// WB_DONTCACHE_DIRTY (one CPU: the second add folds; two CPUs); the quick tier leaves out two
+/// rescuer runs in a row and the one-CPU placement (docs: the header's "Cost").
 #[test]
 fn loom_tiers_cover_the_scope_as_declared() {
     use wb_core::ctx::CpuPlan;
     use wb_core::dontcache::RunOn;
-    use wb_models::dontcache_kick::{kick_scope, Role};
+    use wb_models::dontcache_kick::kick_scope;
     for tier in [Tier::Quick, Tier::Scope, Tier::Deep] {
         let model = DontcacheKick::model_for(wb_core::revision::KickRevision::V7, Checker::Loom, tier);
-        let expected = if tier == Tier::Quick { 21 * 3 } else { kick_scope().len() };
+        let expected = if tier == Tier::Quick { 27 * 3 } else { kick_scope().len() };
         assert_eq!(model.loom_variants().len(), expected, "{tier:?}");
         for variant in model.loom_variants() {
             let setup = &variant.setups[0];
             let rescuer_runs = setup.runs.iter().filter(|r| **r == RunOn::Rescuer).count();
             assert!(tier != Tier::Quick || rescuer_runs < 2, "{}", setup.label());
-            let adders = setup.threads.iter().filter(|t| t.role == Role::Dontcache).count();
+            let adders = setup.threads.iter().filter(|t| t.role.adds()).count();
             let placements = variant.loom_placements();
             let both = adders == 2 && tier != Tier::Quick;
             assert_eq!(placements.len(), if both { 2 } else { 1 }, "{tier:?} {}", setup.label());
@@ -154,4 +158,30 @@ fn malformed_replay_strings_are_errors() {
             "{bad:?} accepted"
         );
     }
+}
+
+/// The dropbehind-fault (a write fault on a clean PG_dropbehind folio: counted, no kick) over its
+/// configurations alone: it is a first dirtier that does not kick, so the guard's window loses the
+/// kick with it as with an inode dirtier; the complete fix passes with its pages counted among the
+/// writer's (they are not owed an expedition, and they do not pay for the writer's either).
+#[test]
+fn a_fault_counts_without_kicking_and_the_fix_still_holds() {
+    use std::sync::Arc;
+    use wb_core::revision::KickRevision;
+    use wb_models::dontcache_kick::Role;
+    use wb_models::harness::run_loom;
+    let bounds = Bounds::from_env(Tier::Quick).expect("valid WBCHECK_* / LOOM_* variables");
+    let with_fault = |revision: KickRevision| {
+        let mut model = DontcacheKick::model_for(revision, Checker::Loom, Tier::Quick);
+        let setups = model.setups.iter().filter(|s| s.threads.iter().any(|t| t.role == Role::DropbehindFault));
+        model.setups = Arc::new(setups.cloned().collect());
+        assert_eq!(model.setups.len(), 6 * 3, "D+F: one inode (2 starts) or two (4), 3 quick mixes");
+        run_loom(&model, &Bounds { loom_preemptions: model.loom_preemptions(Tier::Quick), ..bounds.clone() })
+    };
+    let o = with_fault(KickRevision::V7FixRescuerRequeue);
+    let cx = o.counterexample(LOST_WAKEUP).expect("the guard's window with a fault as the first dirtier");
+    assert!(cx.configuration.contains("dropbehind-fault"), "{}", cx.configuration);
+    assert!(cx.steps.iter().any(|s| s.detail.contains("wb_has_dirty_io = 0 -> no kick")), "{cx:#?}");
+    let o = with_fault(KickRevision::V7FixKickRequeue);
+    assert!(o.violated().is_empty(), "{o:#?}");
 }

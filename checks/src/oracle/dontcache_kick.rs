@@ -8,7 +8,7 @@ use crate::differential::CoreKick;
 use wb_core::trace::Step;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
-use wb_models::dontcache_kick::{self, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
+use wb_models::dontcache_kick::{self, FolioOf, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
 
 use wb_core::dontcache::RunOn;
 use wb_core::revision::KickRevision;
@@ -52,11 +52,11 @@ pub fn kick_knobs(revision: KickRevision) -> RefKnobs {
     }
 }
 
-/// The objects of one configuration: per inode, its folios (DONTCACHE?, pages), and whether it
-/// starts dirty (its last folio dirty, the inode on `b_dirty`).
+/// The objects of one configuration: per inode, its folios (PG_dropbehind, kicked for; pages),
+/// and whether it starts dirty (its last folio dirty, the inode on `b_dirty`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KickUniverse {
-    pub inodes: Vec<Vec<(bool, i64)>>,
+    pub inodes: Vec<Vec<(FolioOf, i64)>>,
     pub dirty_at_start: Vec<bool>,
 }
 
@@ -93,6 +93,8 @@ pub enum KickResult {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefFolio {
     pub dontcache: bool,
+    /// A kick follows its dirtying (a dontcache-writer's folio, not a fault's).
+    pub kicked: bool,
     pub pages: i64,
     pub dirty: bool,
 }
@@ -118,9 +120,12 @@ pub struct RefKick {
     pub dontcache_dirty: RefPercpu,
     pub inodes: Vec<RefInode>,
     pub clock: usize,
-    /// DONTCACHE pages counted in and counted out so far.
+    /// Kicked DONTCACHE pages counted in and counted out so far; the same for the pages no kick
+    /// follows (the faults').
     pub added: i64,
     pub removed: i64,
+    pub unkicked_added: i64,
+    pub unkicked_removed: i64,
     /// The budget read by the last consume that cleared the bit, and `removed` before that run.
     pub last_consumed: Option<(i64, i64)>,
     pub knobs: RefKnobs,
@@ -146,13 +151,20 @@ impl RefKick {
                     dirtied_when: 0,
                     folios: folios
                         .iter()
-                        .map(|&(dontcache, pages)| RefFolio { dontcache, pages, dirty: false })
+                        .map(|&(of, pages)| RefFolio {
+                            dontcache: of.dropbehind,
+                            kicked: of.kicked,
+                            pages,
+                            dirty: false,
+                        })
                         .collect(),
                 })
                 .collect(),
             clock: 0,
             added: 0,
             removed: 0,
+            unkicked_added: 0,
+            unkicked_removed: 0,
             last_consumed: None,
             knobs,
         };
@@ -198,7 +210,7 @@ impl RefKick {
                 left -= f.pages;
                 if f.dontcache {
                     self.dontcache_dirty.add(FLUSHER_CPU, -f.pages);
-                    self.removed += f.pages;
+                    *if f.kicked { &mut self.removed } else { &mut self.unkicked_removed } += f.pages;
                 }
             }
             inode.dirty_sync = false;
@@ -221,7 +233,7 @@ impl RefKick {
                 if f.dontcache {
                     let pages = f.pages;
                     self.dontcache_dirty.add(cpu, pages);
-                    self.added += pages;
+                    *if f.kicked { &mut self.added } else { &mut self.unkicked_added } += pages;
                 }
                 self.mark_inode_dirty(inode, true);
                 KickResult::Dirtied(true)
@@ -267,9 +279,10 @@ impl RefKick {
         }
     }
 
-    /// `lost-wakeup` at quiescence (the scenario's definition): `None` if it holds.
+    /// `lost-wakeup` at quiescence (the scenario's definition, for kicked pages): `None` if it
+    /// holds.
     pub fn lost_wakeup(&self) -> Option<String> {
-        let remaining = self.dontcache_dirty.sum();
+        let remaining = self.dontcache_dirty.sum() - (self.unkicked_added - self.unkicked_removed);
         if remaining <= 0 || (self.start_dontcache && self.pending) {
             return None;
         }
@@ -277,7 +290,7 @@ impl RefKick {
         let owed = self.added - removed;
         (budget < owed).then(|| {
             format!(
-                "{remaining} dirty DONTCACHE page(s) remain, WB_start_dontcache {} with no run queued; the last consume read {budget} when {owed} were counted",
+                "{remaining} kicked dirty DONTCACHE page(s) remain, WB_start_dontcache {} with no run queued; the last consume read {budget} when {owed} were counted",
                 self.start_dontcache as u8
             )
         })
@@ -327,7 +340,7 @@ impl KickOracleConfig {
 /// The objects of a kick configuration, for the reference and the core.
 pub fn kick_universe(setup: &Setup) -> KickUniverse {
     KickUniverse {
-        inodes: (0..setup.inodes()).map(|i| setup.folios_of(i).into_iter().map(|(dc, _)| (dc, 1)).collect()).collect(),
+        inodes: (0..setup.inodes()).map(|i| setup.folios_of(i).into_iter().map(|of| (of, 1)).collect()).collect(),
         dirty_at_start: setup.dirty_at_start.clone(),
     }
 }
@@ -362,8 +375,7 @@ impl Oracle for KickOracle {
         let cfg = KickOracleConfig::for_tier(tier);
         let mut programs = Vec::new();
         for setup in dontcache_kick::kick_scope() {
-            let dc: Vec<usize> =
-                (0..setup.threads.len()).filter(|&k| setup.threads[k].role == Role::Dontcache).collect();
+            let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role.adds()).collect();
             for cpus in placements(dc.len(), cfg.nr_cpus) {
                 let mut threads: Vec<Vec<KickOp>> = setup
                     .threads
@@ -374,7 +386,7 @@ impl Oracle for KickOracle {
                         let dirty = KickOp::Dirty { inode: t.inode, folio: t.folio, cpu };
                         let calls: Vec<KickOp> = match t.role {
                             Role::Dontcache => vec![dirty, KickOp::Kick { inode: t.inode }],
-                            Role::Buffered => vec![dirty],
+                            Role::Buffered | Role::DropbehindFault => vec![dirty],
                             Role::InodeDirtier => vec![KickOp::MarkSync { inode: t.inode }],
                         };
                         calls.iter().copied().cycle().take(calls.len() * cfg.ops).collect()
@@ -508,14 +520,14 @@ fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before
 mod tests {
     use super::*;
 
-    fn one_inode(folios: &[(bool, i64)]) -> KickUniverse {
+    fn one_inode(folios: &[(FolioOf, i64)]) -> KickUniverse {
         KickUniverse { inodes: vec![folios.to_vec()], dirty_at_start: vec![false] }
     }
 
     #[test]
     fn approximate_budget_misses_pages_in_slots() {
         let knobs = kick_knobs(KickRevision::from_name("v5-approx-read").unwrap());
-        let mut m = RefKick::new(&one_inode(&[(true, 1)]), 2, 4, knobs);
+        let mut m = RefKick::new(&one_inode(&[(FolioOf::KICKED, 1)]), 2, 4, knobs);
         m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 1 });
         assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: true });
         assert_eq!(m.apply(KickOp::Run { rescuer: false }), KickResult::Ran { queued: true, consumed: Some(0) });
@@ -524,8 +536,12 @@ mod tests {
 
     #[test]
     fn exact_budget_writes_and_depopulates() {
-        let mut m =
-            RefKick::new(&one_inode(&[(true, 1), (true, 1)]), 2, 4, kick_knobs(KickRevision::from_name("v7").unwrap()));
+        let mut m = RefKick::new(
+            &one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]),
+            2,
+            4,
+            kick_knobs(KickRevision::from_name("v7").unwrap()),
+        );
         m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
         m.apply(KickOp::Kick { inode: 0 });
         m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
@@ -536,11 +552,29 @@ mod tests {
         assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
     }
 
+    /// A fault's pages are counted and written like a writer's, but attributed apart: they are
+    /// not owed an expedition, and their count-out before a consume is not the writer's.
+    #[test]
+    fn a_fault_counts_in_and_out_apart_from_the_kicked_pages() {
+        let universe = one_inode(&[(FolioOf::FAULT, 1), (FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]);
+        let mut m = RefKick::new(&universe, 2, 4, kick_knobs(KickRevision::from_name("v7").unwrap()));
+        m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
+        assert!(m.lost_wakeup().is_none(), "no kick is owed for a fault's page");
+        m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
+        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: true });
+        m.apply(KickOp::Run { rescuer: true });
+        assert_eq!((m.removed, m.unkicked_removed, m.start_dontcache, m.pending), (1, 1, true, false));
+        // The rescuer absorbed the wakeup; the next writer's kick finds the bit set.
+        m.apply(KickOp::Dirty { inode: 0, folio: 2, cpu: 0 });
+        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
+        assert!(m.lost_wakeup().is_some());
+    }
+
     #[test]
     fn the_rescuer_absorbs_the_wakeup_unless_the_run_requeues() {
         for (revision, lost) in [("v7", true), ("v7-fix-rescuer-requeue", false)] {
             let mut m = RefKick::new(
-                &one_inode(&[(true, 1), (true, 1)]),
+                &one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]),
                 2,
                 4,
                 kick_knobs(KickRevision::from_name(revision).unwrap()),
