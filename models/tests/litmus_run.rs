@@ -196,3 +196,138 @@ fn conformance_tests_parse() {
         }
     }
 }
+
+/// One row of the conformance table in models/litmus/README.md.
+#[derive(Clone)]
+struct Row {
+    name: String,
+    lkmm: String,
+    loom: String,
+    sc: String,
+    class: String,
+    /// The row's loom run is checked only with `WBCHECK_LITMUS_SLOW=1`.
+    slow: bool,
+}
+
+/// `Outcome POS NEG` of a cell, the rest (a note) dropped.
+fn observed(cell: &str) -> String {
+    cell.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+fn conformance_rows(readme: &str) -> Vec<Row> {
+    let (_, rest) = readme.split_once("<!-- conformance:begin -->").expect("the conformance table's begin marker");
+    let (table, _) = rest.split_once("<!-- conformance:end -->").expect("the conformance table's end marker");
+    let lines = table.lines().filter(|l| l.starts_with('|')).skip(2); // header, separator
+    lines
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            assert_eq!(cells.len(), 6, "{line}: shape | LKMM | loom | SC | class | reason");
+            Row {
+                name: cells[0].trim_matches('`').to_string(),
+                lkmm: cells[1].to_string(),
+                loom: observed(cells[2]),
+                sc: observed(cells[3]),
+                class: cells[4].to_string(),
+                slow: cells[2].contains("WBCHECK_LITMUS_SLOW"),
+            }
+        })
+        .collect()
+}
+
+/// What the loom observation says of the mapping against LKMM's result: `agree`, `loom weaker`
+/// (loom shows a state LKMM forbids: a false alarm at worst), `loom stronger` (loom never shows a
+/// state LKMM allows: it can hide a bug).
+fn classify(lkmm: Outcome, outcome: Outcome, positive: u64, negative: u64) -> &'static str {
+    if lkmm == outcome {
+        return "agree";
+    }
+    let lkmm_allows = (lkmm != Outcome::Never, lkmm != Outcome::Always);
+    let weaker = (positive > 0 && !lkmm_allows.0) || (negative > 0 && !lkmm_allows.1);
+    let stronger = (positive == 0 && lkmm_allows.0) || (negative == 0 && lkmm_allows.1);
+    match (weaker, stronger) {
+        (true, false) => "loom weaker",
+        (false, true) => "loom stronger",
+        _ => "loom weaker and stronger",
+    }
+}
+
+/// The SC enumerator's observation alone (the slow row's loom run is opt-in, its SC run is not).
+fn sc_observation(text: &str) -> String {
+    let test = run::parse::parse(text).unwrap();
+    let prog = run::lower::lower(&test).unwrap();
+    let states = prog.condition.judge(&run::sc::enumerate(&prog).unwrap().finals);
+    let positive = states.iter().filter(|(_, holds)| *holds).count() as u64;
+    let negative = states.len() as u64 - positive;
+    let outcome = match (positive, negative) {
+        (0, _) => Outcome::Never,
+        (_, 0) => Outcome::Always,
+        _ => Outcome::Sometimes,
+    };
+    format!("{} {positive} {negative}", outcome.name())
+}
+
+/// models/litmus/README.md's conformance table is the runner's output: one row per file of
+/// `conformance/`, its LKMM column the file's `Result:` line, its loom and SC columns the
+/// observations (`Outcome POS NEG`), its class computed from LKMM and loom, and the counts in
+/// that README and the top-level one. The row marked `WBCHECK_LITMUS_SLOW` (minutes of loom
+/// executions, the grace-period model's polling) has its loom run checked only with
+/// `WBCHECK_LITMUS_SLOW=1`. Not in the cfg(loom) build: it would run the same loom twice in CI.
+#[cfg(not(loom))]
+#[test]
+fn conformance_table_is_the_runners_output() {
+    let slow = std::env::var_os("WBCHECK_LITMUS_SLOW").is_some_and(|v| v == "1");
+    let readme = std::fs::read_to_string(litmus_dir().join("README.md")).unwrap();
+    let rows = conformance_rows(&readme);
+    let dir = litmus_dir().join("conformance");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".litmus"))
+        .collect();
+    files.sort(); // as `ls` lists them
+    let files: Vec<&str> = files.iter().map(|n| n.trim_end_matches(".litmus")).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, files, "one row per conformance test, in the order `ls` lists the files");
+    let mut wrong = Vec::new();
+    let mut counts = [0usize; 3];
+    for row in &rows {
+        let text = std::fs::read_to_string(dir.join(format!("{}.litmus", row.name))).unwrap();
+        let lkmm = run::parse::parse(&text).unwrap().result.unwrap_or_else(|| panic!("{}: no Result line", row.name));
+        let mut seen = Row { lkmm: lkmm.to_string(), ..row.clone() };
+        if row.slow && !slow {
+            seen.sc = sc_observation(&text);
+        } else {
+            let r = run_text(&text);
+            let (l, s) = (&r.loom.observation, &r.sc.observation);
+            assert!(!l.data_race, "{}: a conformance test has no plain accesses", row.name);
+            seen.loom = format!("{} {} {}", l.outcome.name(), l.positive, l.negative);
+            seen.sc = format!("{} {} {}", s.outcome.name(), s.positive, s.negative);
+        }
+        let loom: Vec<&str> = seen.loom.split(' ').collect();
+        let parsed = Outcome::from_name(loom[0]).zip(loom.get(1).and_then(|p| p.parse().ok()));
+        let ((outcome, positive), negative) =
+            parsed.zip(loom.get(2).and_then(|n| n.parse().ok())).unwrap_or_else(|| panic!("{}: loom cell", row.name));
+        seen.class = classify(lkmm.outcome, outcome, positive, negative).to_string();
+        match seen.class.as_str() {
+            "agree" => counts[0] += 1,
+            "loom weaker" => counts[1] += 1,
+            "loom stronger" => counts[2] += 1,
+            _ => {}
+        }
+        for (column, table, measured) in [
+            ("LKMM", &row.lkmm, &seen.lkmm),
+            ("loom", &row.loom, &seen.loom),
+            ("SC", &row.sc, &seen.sc),
+            ("class", &row.class, &seen.class),
+        ] {
+            if table != measured {
+                wrong.push(format!("{}: {column} is `{measured}`, the table says `{table}`", row.name));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "models/litmus/README.md's conformance table differs:\n{}", wrong.join("\n"));
+    let summary = format!("{} agree, {} loom weaker, {} loom stronger", counts[0], counts[1], counts[2]);
+    assert!(readme.contains(&format!("**{summary}**")), "models/litmus/README.md: the counts are {summary}");
+    let top = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    assert!(top.contains(&summary), "README.md: the conformance counts are {summary}");
+}
