@@ -156,31 +156,48 @@ impl<P: Platform> Folio<P> {
         self.lock.lock()
     }
 
-    /// `folio_try_get()`: take a reference unless the count is frozen.
+    /// `folio_try_get()`: take a reference unless the count is frozen (`atomic_add_unless`:
+    /// fully ordered when it adds, unordered when it does not). As every value-returning kernel
+    /// RMW here ([`crate::sync`]): `fence(SeqCst)`, an AcqRel compare-exchange, and `fence(SeqCst)`
+    /// after a success; the leading fence runs on failure too (stronger than LKMM there).
     pub fn try_get(&self) -> bool {
         let Some(refs) = &self.refs else { return true };
+        P::fence(Ordering::SeqCst);
         let mut cur = refs.load(Ordering::Relaxed);
         loop {
             if cur == FROZEN {
                 return false;
             }
             match refs.compare_exchange(cur, cur + 1, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => return true,
+                Ok(_) => {
+                    P::fence(Ordering::SeqCst);
+                    return true;
+                }
                 Err(now) => cur = now,
             }
         }
     }
 
-    /// `folio_put()` of a reference [`Folio::try_get`] took.
+    /// `folio_put()` of a reference [`Folio::try_get`] took: `atomic_dec_and_test`, fully
+    /// ordered.
     pub fn put(&self) {
         if let Some(refs) = &self.refs {
-            refs.fetch_sub(1, Ordering::Release);
+            P::fence(Ordering::SeqCst);
+            refs.fetch_sub(1, Ordering::AcqRel);
+            P::fence(Ordering::SeqCst);
         }
     }
 
-    /// `folio_ref_freeze(folio, expected)`: succeeds only if nobody else holds a reference.
+    /// `folio_ref_freeze(folio, expected)`: succeeds only if nobody else holds a reference
+    /// (`atomic_cmpxchg`: fully ordered on success; mapped as [`Folio::try_get`]).
     pub fn ref_freeze(&self) -> bool {
-        self.refs.as_ref().is_none_or(|r| r.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok())
+        let Some(refs) = &self.refs else { return true };
+        P::fence(Ordering::SeqCst);
+        let frozen = refs.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok();
+        if frozen {
+            P::fence(Ordering::SeqCst);
+        }
+        frozen
     }
 
     /// `folio_ref_unfreeze()`.
