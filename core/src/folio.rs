@@ -76,18 +76,14 @@ impl<P: Platform> Folio<P> {
     /// PG_dropbehind set by the non-atomic `__folio_set_dropbehind` when FGP_DONTCACHE was
     /// passed (safe: the folio is not visible yet).
     pub fn new(index: u64, nr_pages: u32, dropbehind: bool) -> Self {
-        let (flags, marks) = flag_words(index, if dropbehind { 1 << PG_DROPBEHIND } else { 0 }, 1 << IN_PAGE_CACHE);
-        Folio {
-            flags,
-            marks,
-            lock: SpinLock::new(()),
-            index,
-            nr_pages,
-            pte: None,
-            refs: None,
-            ifs: None,
-            counted_out: AtomicI64::new(0),
-        }
+        Self::with_words(index, nr_pages, if dropbehind { 1 << PG_DROPBEHIND } else { 0 }, 1 << IN_PAGE_CACHE)
+    }
+
+    /// An unmapped folio with these flags and marks and nothing else attached.
+    fn with_words(index: u64, nr_pages: u32, flags: usize, marks: usize) -> Self {
+        let (flags, marks) = flag_words(index, flags, marks);
+        let lock = SpinLock::new(());
+        Folio { flags, marks, lock, index, nr_pages, pte: None, refs: None, ifs: None, counted_out: AtomicI64::new(0) }
     }
 
     /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
@@ -107,18 +103,7 @@ impl<P: Platform> Folio<P> {
 
     /// A folio not (yet) in the page cache: the new folios a split will create.
     pub fn detached(index: u64, nr_pages: u32) -> Self {
-        let (flags, marks) = flag_words(index, 0, 0);
-        Folio {
-            flags,
-            marks,
-            lock: SpinLock::new(()),
-            index,
-            nr_pages,
-            pte: None,
-            refs: None,
-            ifs: None,
-            counted_out: AtomicI64::new(0),
-        }
+        Self::with_words(index, nr_pages, 0, 0)
     }
 
     /// `folio->mapping != NULL`: in the page cache.

@@ -255,15 +255,8 @@ fn classify(lkmm: Outcome, outcome: Outcome, positive: u64, negative: u64) -> &'
 fn sc_observation(text: &str) -> String {
     let test = run::parse::parse(text).unwrap();
     let prog = run::lower::lower(&test).unwrap();
-    let states = prog.condition.judge(&run::sc::enumerate(&prog).unwrap().finals);
-    let positive = states.iter().filter(|(_, holds)| *holds).count() as u64;
-    let negative = states.len() as u64 - positive;
-    let outcome = match (positive, negative) {
-        (0, _) => Outcome::Never,
-        (_, 0) => Outcome::Always,
-        _ => Outcome::Sometimes,
-    };
-    format!("{} {positive} {negative}", outcome.name())
+    let o = run::checked(&prog, &run::sc::enumerate(&prog).unwrap().finals, 0, false).observation;
+    format!("{} {} {}", o.outcome.name(), o.positive, o.negative)
 }
 
 /// models/litmus/README.md's conformance table is the runner's output: one row per file of

@@ -58,7 +58,8 @@ impl Report {
     }
 }
 
-fn checked(prog: &Program, finals: &std::collections::BTreeSet<ir::Final>, work: u64, race: bool) -> Checked {
+/// One checker's result on `prog`: its final states judged by the clause, and the observation.
+pub fn checked(prog: &Program, finals: &std::collections::BTreeSet<ir::Final>, work: u64, race: bool) -> Checked {
     let states = prog.condition.judge(finals);
     let positive = states.iter().filter(|(_, holds)| *holds).count() as u64;
     let negative = states.len() as u64 - positive;
