@@ -130,25 +130,25 @@ struct Names {
     locks: Vec<String>,
 }
 
+/// The index of `name` in `names`, added if new; an error if it names one of `others` (a name is a
+/// memory location or a spinlock, not both).
+fn intern(names: &mut Vec<String>, others: &[String], name: &str, line: usize) -> Result<usize, Error> {
+    if others.iter().any(|l| l == name) {
+        return err(line, format!("'{name}' is a spinlock_t and a memory location"));
+    }
+    Ok(names.iter().position(|l| l == name).unwrap_or_else(|| {
+        names.push(name.to_string());
+        names.len() - 1
+    }))
+}
+
 impl Names {
     fn loc(&mut self, name: &str, line: usize) -> Result<usize, Error> {
-        if self.locks.iter().any(|l| l == name) {
-            return err(line, format!("'{name}' is a spinlock_t and a memory location"));
-        }
-        Ok(self.locs.iter().position(|l| l == name).unwrap_or_else(|| {
-            self.locs.push(name.to_string());
-            self.locs.len() - 1
-        }))
+        intern(&mut self.locs, &self.locks, name, line)
     }
 
     fn lock(&mut self, name: &str, line: usize) -> Result<usize, Error> {
-        if self.locs.iter().any(|l| l == name) {
-            return err(line, format!("'{name}' is a spinlock_t and a memory location"));
-        }
-        Ok(self.locks.iter().position(|l| l == name).unwrap_or_else(|| {
-            self.locks.push(name.to_string());
-            self.locks.len() - 1
-        }))
+        intern(&mut self.locks, &self.locs, name, line)
     }
 
     fn value(&mut self, v: &Value, line: usize) -> Result<i64, Error> {
