@@ -16,7 +16,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-use wb_core::dontcache::RunOn;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::dontcache_kick::{DontcacheKick, KickBounds, KickModel, Role, Setup, Thread};
@@ -165,7 +164,7 @@ fn passing_revision(s: &dyn Scenario) -> &'static str {
 /// own, `ops` operations each (the size sweep).
 fn separate_writers(writers: usize, ops: usize) -> KickModel {
     let threads = (0..writers).map(|i| Thread { role: Role::Dontcache, inode: i, folio: 0 }).collect();
-    let setup = Setup { threads, dirty_at_start: vec![false; writers], runs: vec![RunOn::Worker; 2] };
+    let setup = Setup { threads, dirty_at_start: vec![false; writers] };
     let base = DontcacheKick::model_for(KickRevision::V7FixKick, Checker::Loom, Tier::Quick);
     KickModel { setups: Arc::new(vec![setup]), bounds: KickBounds { ops, max_threads: writers, ..base.bounds }, ..base }
 }

@@ -4,7 +4,7 @@
 
 use crate::oracle::bdev_slots::{ref_slot_revision, RefKey, RefSlots};
 use crate::oracle::dontcache_accounting::{AccOp, RefAccounting, RefPte};
-use crate::oracle::dontcache_kick::{KickOp, KickResult, KickUniverse, RefKick, FLUSHER_CPU};
+use crate::oracle::dontcache_kick::{KickOp, KickResult, KickUniverse, RanRun, RefKick, DRAIN_RUNS, FLUSHER_CPU};
 use crate::oracle::percpu_counter::RefPercpu;
 use crate::oracle::wb_pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use std::collections::VecDeque;
@@ -23,20 +23,15 @@ use wb_core::revision::SlotRevision;
 use wb_core::revision::{AccountingRevision, KickProtocol, PinRevision};
 use wb_core::sync::Std;
 use wb_core::trace::Trace;
-use wb_core::wb::{cgwb_kill, wb_get, Bdi, Life, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
+use wb_core::wb::{cgwb_kill, fire_timer, wb_get, Bdi, Life, WbStatItem, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
 use wb_models::dontcache_accounting::{self as accounting, Role};
 
-/// The core's side of the `dontcache-kick` (and `kick-rescuer`) comparison.
+/// The core's side of the `dontcache-kick` comparison.
 pub struct CoreKick {
     bdi: Arc<Bdi<Std>>,
     inodes: Vec<Inode<Std>>,
     /// One task per CPU: a step runs as the task of the CPU it names (the flusher on cpu0).
     cpus: Vec<Ctx<Std>>,
-    /// Per inode and folio: a kick follows its dirtying.
-    kicked: Vec<Vec<bool>>,
-    added: i64,
-    unkicked_added: i64,
-    last_consumed: Option<(i64, i64)>,
 }
 
 impl CoreKick {
@@ -62,51 +57,59 @@ impl CoreKick {
                 filemap_dirty_folio(&cpus[FLUSHER_CPU], inode, inode.folios.last().expect("a resident folio"));
             }
         }
-        let kicked = universe.inodes.iter().map(|folios| folios.iter().map(|(of, _)| of.kicked).collect()).collect();
-        CoreKick { bdi, inodes, cpus, kicked, added: 0, unkicked_added: 0, last_consumed: None }
+        CoreKick { bdi, inodes, cpus }
     }
 
-    /// The pages of folios no kick follows that the flusher has counted out (the folios' ghosts).
-    fn unkicked_removed(&self) -> i64 {
-        let folios = self.inodes.iter().zip(&self.kicked).flat_map(|(i, k)| i.folios.iter().zip(k));
-        folios.filter(|(_, kicked)| !**kicked).map(|(f, _)| f.dontcache_counted_out()).sum()
+    /// One flusher run of what is queued, if anything is.
+    fn run(&self, rescuer: bool) -> Option<RanRun> {
+        let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
+        let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
+        let run = wb_workfn(&self.cpus[FLUSHER_CPU], self.bdi.wb(0), &refs, || on)?;
+        Some(RanRun {
+            rescuer: run.on == RunOn::Rescuer,
+            consumed: run.consumed.map(|c| (c.budget, c.wrote)),
+            wrote: run.wrote,
+            requeued: run.requeued,
+        })
+    }
+
+    fn fire(&self) -> bool {
+        fire_timer(&self.cpus[FLUSHER_CPU], self.bdi.wb(0), || true)
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
         match op {
             KickOp::Dirty { inode, folio, cpu } => {
                 let (i, f) = (&self.inodes[inode], &self.inodes[inode].folios[folio]);
-                let became = filemap_dirty_folio(&self.cpus[cpu], i, f);
-                if became && f.test_dropbehind() {
-                    *if self.kicked[inode][folio] { &mut self.added } else { &mut self.unkicked_added } += f.nr_pages();
-                }
-                KickResult::Dirtied(became)
+                KickResult::Dirtied(filemap_dirty_folio(&self.cpus[cpu], i, f))
             }
             KickOp::MarkSync { inode } => {
                 __mark_inode_dirty(&self.cpus[0], &self.inodes[inode], 1 << I_DIRTY_SYNC);
                 KickResult::Marked
             }
-            KickOp::Kick { inode } => {
+            KickOp::Kick { inode, .. } => {
                 let woke = filemap_dontcache_kick_writeback(&self.cpus[0], &self.inodes[inode]);
                 KickResult::Kicked { woke }
             }
-            KickOp::Run { rescuer } => {
-                let wb = self.bdi.wb(0);
-                let removed_before = wb.dontcache_removed() - self.unkicked_removed();
-                let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
-                let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
-                let run = wb_workfn(&self.cpus[FLUSHER_CPU], wb, &refs, WorkStart::Periodic, on)
-                    .expect("a periodic run always runs");
-                if let Some(nr) = run.consumed {
-                    self.last_consumed = Some((nr, removed_before));
+            KickOp::Run { rescuer } => KickResult::Ran(self.run(rescuer).into_iter().collect()),
+            KickOp::Fire => KickResult::Fired(self.fire()),
+            KickOp::Look { rescuer } => match self.run(rescuer) {
+                Some(r) => KickResult::Ran(vec![r]),
+                None => KickResult::Ran(if self.fire() { self.run(rescuer).into_iter().collect() } else { Vec::new() }),
+            },
+            KickOp::Drain => {
+                let mut runs = Vec::new();
+                while runs.len() < DRAIN_RUNS {
+                    let Some(r) = self.run(false) else { break };
+                    runs.push(r);
                 }
-                KickResult::Ran { queued: run.queued, consumed: run.consumed }
+                KickResult::Ran(runs)
             }
         }
     }
 
-    /// The core's state, read directly, laid out as the reference's (the reference's clock is
-    /// its own bookkeeping and is taken from it).
+    /// The core's kernel state, read directly, laid out as the reference's (the reference's clock
+    /// and its ghost bookkeeping are its own and are taken from it).
     pub fn snapshot(&self, like: &RefKick) -> RefKick {
         let wb = self.bdi.wb(0);
         let counter = wb.stat(WbStatItem::DontcacheDirty);
@@ -114,6 +117,7 @@ impl CoreKick {
         s.start_dontcache = wb.state.test_bit(WB_START_DONTCACHE);
         s.has_dirty_io = wb.state.test_bit(WB_HAS_DIRTY_IO);
         s.pending = wb.run_pending();
+        s.timer = wb.timer_armed();
         s.dontcache_dirty.count = counter.read();
         s.dontcache_dirty.slots = counter.raw_slots();
         for (r, i) in s.inodes.iter_mut().zip(&self.inodes) {
@@ -125,11 +129,6 @@ impl CoreKick {
                 rf.dirty = f.test_dirty();
             }
         }
-        s.added = self.added;
-        s.removed = wb.dontcache_removed() - self.unkicked_removed();
-        s.unkicked_added = self.unkicked_added;
-        s.unkicked_removed = self.unkicked_removed();
-        s.last_consumed = self.last_consumed;
         s
     }
 }
@@ -143,7 +142,6 @@ pub struct CorePin {
     switcher: Ctx<Std>,
     kworker: Ctx<Std>,
     switch_queued: bool,
-    last_consumed: Vec<i64>,
 }
 
 impl CorePin {
@@ -156,16 +154,17 @@ impl CorePin {
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD, true, folios));
         wb_get(&switcher, bdi.wb(OLD));
         cgwb_kill(&switcher, bdi.wb(OLD));
-        CorePin { inode, trace, writer, switcher, kworker, switch_queued: false, last_consumed: vec![0; 3] }
+        CorePin { inode, trace, writer, switcher, kworker, switch_queued: false }
     }
 
     pub fn apply(&mut self, op: PinOp) {
         let inode = &*self.inode;
+        let run = |wb: usize| wb_workfn(&self.kworker, inode.bdi.wb(wb), &[inode], || RunOn::Worker).is_some();
         match op {
             PinOp::Dirty { folio } => {
                 filemap_dirty_folio(&self.writer, inode, &inode.folios[folio]);
             }
-            PinOp::Kick => {
+            PinOp::Kick { .. } => {
                 filemap_dontcache_kick_writeback(&self.writer, inode);
             }
             PinOp::SwitchBegin => self.switch_queued |= inode_switch_wbs(&self.switcher, inode, NEW),
@@ -174,10 +173,16 @@ impl CorePin {
                     inode_switch_wbs_work_fn(&self.switcher, inode, NEW);
                 }
             }
-            PinOp::Run { wb } => {
-                let run = wb_workfn(&self.kworker, inode.bdi.wb(wb), &[inode], WorkStart::Queued, RunOn::Worker);
-                if let Some(nr) = run.and_then(|r| r.consumed) {
-                    self.last_consumed[wb] = nr;
+            PinOp::Look { wb } => {
+                let live = inode.bdi.wb(wb).life() == Life::Live;
+                if live && !run(wb) && fire_timer(&self.kworker, inode.bdi.wb(wb), || true) {
+                    run(wb);
+                }
+            }
+            PinOp::Drain => {
+                let mut runs = 0;
+                while runs < 8 && [OLD, NEW].into_iter().any(|wb| inode.bdi.wb(wb).life() == Life::Live && run(wb)) {
+                    runs += 1;
                 }
             }
         }
@@ -195,6 +200,7 @@ impl CorePin {
             w.start_dontcache = wb.state.test_bit(WB_START_DONTCACHE);
             w.has_dirty_io = wb.state.test_bit(WB_HAS_DIRTY_IO);
             w.pending = wb.run_pending();
+            w.timer = wb.timer_armed();
             w.dontcache_dirty = wb.stat(WbStatItem::DontcacheDirty).raw_total();
         }
         s.inode_wb = inode.wb_id();
@@ -204,7 +210,6 @@ impl CorePin {
             f.dirty = folio.test_dirty();
             f.tagged = folio.marks.test_bit(PAGECACHE_TAG_DIRTY);
         }
-        s.last_consumed = self.last_consumed.clone();
         s.detected = self.trace.detected().iter().map(|d| d.property).collect();
         s
     }

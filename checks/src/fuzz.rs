@@ -50,8 +50,11 @@ fn pick<T: Copy>(all: &[T], u: &mut Unstructured<'_>) -> T {
 enum KickCall {
     Dirty { inode: u8, folio: u8, cpu: u8 },
     MarkSync { inode: u8 },
-    Kick { inode: u8 },
+    Kick { inode: u8, folio: u8 },
     Run { rescuer: bool },
+    Fire,
+    Look { rescuer: bool },
+    Drain,
 }
 
 /// The revisions `oracle_dontcache` compares: every dontcache-kick revision, with the
@@ -89,8 +92,14 @@ pub fn oracle_dontcache(data: &[u8]) -> Result<(), String> {
                 }
             }
             KickCall::MarkSync { inode: i } => KickOp::MarkSync { inode: inode(i) },
-            KickCall::Kick { inode: i } => KickOp::Kick { inode: inode(i) },
+            KickCall::Kick { inode: i, folio } => {
+                let i = inode(i);
+                KickOp::Kick { inode: i, folio: usize::from(folio) % universe.inodes[i].len() }
+            }
             KickCall::Run { rescuer } => KickOp::Run { rescuer },
+            KickCall::Fire => KickOp::Fire,
+            KickCall::Look { rescuer } => KickOp::Look { rescuer },
+            KickCall::Drain => KickOp::Drain,
         };
         let (want, got) = (reference.apply(op), core.apply(op));
         if got != want {

@@ -48,8 +48,14 @@ macro_rules! kick_machine {
                         cpu
                     }),
                     1 => (0..2usize).prop_map(|inode| KickOp::MarkSync { inode }),
-                    2 => (0..2usize).prop_map(|inode| KickOp::Kick { inode }),
+                    2 => (0..2usize, 0..3usize).prop_map(|(inode, f)| KickOp::Kick {
+                        inode,
+                        folio: f.min(kick_universe().inodes[inode].len() - 1)
+                    }),
                     2 => any::<bool>().prop_map(|rescuer| KickOp::Run { rescuer }),
+                    1 => Just(KickOp::Fire),
+                    1 => any::<bool>().prop_map(|rescuer| KickOp::Look { rescuer }),
+                    1 => Just(KickOp::Drain),
                 ]
                 .boxed()
             }
@@ -105,6 +111,12 @@ kick_machine!(
     kick_knobs(KickRevision::from_name("v7-fix-kick-requeue").unwrap()),
     KickRevision::V7FixKickRequeue.knobs()
 );
+kick_machine!(
+    RefHold,
+    CoreHold,
+    kick_knobs(KickRevision::from_name("v7-fix-kick-hold").unwrap()),
+    KickRevision::V7FixKickHold.knobs()
+);
 
 prop_state_machine! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
@@ -120,6 +132,8 @@ prop_state_machine! {
     fn v7_fix_rescuer_requeue_core_matches_reference(sequential 1..60 => CoreRequeue);
     #[test]
     fn v7_fix_kick_requeue_core_matches_reference(sequential 1..60 => CoreFixBoth);
+    #[test]
+    fn v7_fix_kick_hold_core_matches_reference(sequential 1..60 => CoreHold);
 }
 
 /// percpu_counter alone, with negative amounts and every reader.
@@ -181,10 +195,11 @@ macro_rules! pin_machine {
             fn transitions(_: &RefPin) -> BoxedStrategy<PinOp> {
                 prop_oneof![
                     3 => (0..PIN_FOLIOS).prop_map(|folio| PinOp::Dirty { folio }),
-                    3 => Just(PinOp::Kick),
+                    3 => (0..PIN_FOLIOS).prop_map(|folio| PinOp::Kick { folio }),
                     1 => Just(PinOp::SwitchBegin),
                     1 => Just(PinOp::SwitchWork),
-                    2 => prop_oneof![Just(PinOp::Run { wb: 1 }), Just(PinOp::Run { wb: 2 })],
+                    2 => prop_oneof![Just(PinOp::Look { wb: 1 }), Just(PinOp::Look { wb: 2 })],
+                    1 => Just(PinOp::Drain),
                 ]
                 .boxed()
             }

@@ -9,11 +9,12 @@
 use crate::ctx::Ctx;
 use crate::fs_writeback::{wb_writeback, WbReason};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
-use crate::revision::{Consume, Kick, KickGuard, KickPin, KickProtocol, RescuerRequeue};
+use crate::revision::{Consume, Kick, KickGuard, KickPin, KickProtocol, Requeue, ShortConsume};
+use crate::sync::Ordering;
 use crate::sync::Platform;
 use crate::wb::{
-    process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup, Access, Wb, WbStatItem,
-    WorkStart, WB_REGISTERED, WB_START_DONTCACHE,
+    process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup, wb_wakeup_delayed,
+    Access, Wb, WbStatItem, WB_REGISTERED, WB_START_DONTCACHE,
 };
 
 /// `filemap_dontcache_kick_writeback()` (seed 002 patch 3; v7 as posted with [`Kick::Posted`],
@@ -79,34 +80,49 @@ fn kick_bit<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, proto: &KickProtocol) -> bool
     true
 }
 
+/// What a consume that cleared WB_start_dontcache read and wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Consumed {
+    /// The budget: the WB_DONTCACHE_DIRTY count it read.
+    pub budget: i64,
+    /// The pages its writeback wrote (0 if the budget was 0).
+    pub wrote: i64,
+    /// Ghost: its place among the wb's consumes ([`Wb::consumes`], 1 for the first), and the
+    /// exact WB_DONTCACHE_DIRTY total when it read the budget (the budget is complete if it is at
+    /// least that).
+    pub seq: u64,
+    pub exact: i64,
+}
+
 /// `wb_check_start_dontcache()` (seed 002 patch 3), in the consume shape the revision selects:
 /// consume the bit, read WB_DONTCACHE_DIRTY, and if it is not zero run a `WB_REASON_DONTCACHE`
-/// work of that many pages. Returns the page count read if this call consumed the kick (cleared
-/// the bit), else `None`. `inodes` are the inodes the work's `wb_writeback` may find on the wb's
-/// lists.
+/// work of that many pages. `None` if this call did not consume the kick (the bit was clear).
+/// `inodes` are the inodes the work's `wb_writeback` may find on the wb's lists. With
+/// [`ShortConsume::KeepKick`], a writeback that wrote fewer pages than the budget sets the bit
+/// again for the pages it could not reach.
 pub fn wb_check_start_dontcache<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
-    consume: Consume,
+    proto: &KickProtocol,
     inodes: &[&Inode<P>],
-) -> Option<i64> {
+) -> Option<Consumed> {
     const F: &str = "wb_check_start_dontcache";
     const ITEM: WbStatItem = WbStatItem::DontcacheDirty;
-    let writeback = |nr: i64| {
-        if nr != 0 {
-            wb_writeback(ctx, wb, nr, WbReason::Dontcache, inodes);
-        }
-    };
-    let nr_pages = match consume {
+    let writeback = |nr: i64| if nr != 0 { wb_writeback(ctx, wb, nr, WbReason::Dontcache, inodes) } else { 0 };
+    let (budget, wrote, (seq, exact)) = match proto.consume {
         Consume::ClearThenSum | Consume::ClearThenApproxRead => {
             if !wb.touch(ctx, F, Access::Memory, || wb.state.test_and_clear_bit(WB_START_DONTCACHE)) {
                 ctx.event(F, "test_and_clear_bit(WB_start_dontcache) = 0 -> return", &[]);
                 return None;
             }
             ctx.event(F, "test_and_clear_bit(WB_start_dontcache) = 1", &[]);
-            let nr = if consume == Consume::ClearThenSum { wb_stat_sum(ctx, wb, ITEM) } else { wb_stat(ctx, wb, ITEM) };
-            writeback(nr);
-            nr
+            let nr = if proto.consume == Consume::ClearThenSum {
+                wb_stat_sum(ctx, wb, ITEM)
+            } else {
+                wb_stat(ctx, wb, ITEM)
+            };
+            let ghost = wb.count_consume();
+            (nr, writeback(nr), ghost)
         }
         Consume::LateClear => {
             if !wb.touch(ctx, F, Access::Memory, || wb.state.test_bit(WB_START_DONTCACHE)) {
@@ -115,13 +131,25 @@ pub fn wb_check_start_dontcache<P: Platform>(
             }
             ctx.event(F, "test_bit(WB_start_dontcache) = 1", &[]);
             let nr = wb_stat_sum(ctx, wb, ITEM);
-            writeback(nr);
+            let ghost = wb.count_consume();
+            let wrote = writeback(nr);
             wb.state.clear_bit(WB_START_DONTCACHE);
             ctx.event(F, "clear_bit(WB_start_dontcache) after writeback", &[]);
-            nr
+            (nr, wrote, ghost)
         }
     };
-    Some(nr_pages)
+    if proto.short == ShortConsume::KeepKick && wrote < budget {
+        wb.state.set_bit(WB_START_DONTCACHE);
+        if proto.hold_mb {
+            P::fence(Ordering::SeqCst);
+        }
+        ctx.event(
+            F,
+            "(fix) wrote {} of {} page(s): set_bit(WB_start_dontcache) again{mb}",
+            &[wrote, budget, proto.hold_mb as i64],
+        );
+    }
+    Some(Consumed { budget, wrote, seq, exact })
 }
 
 /// `wb_do_writeback()` reduced to the check these models exercise: `wb_check_start_dontcache`
@@ -130,8 +158,13 @@ pub fn wb_check_start_dontcache<P: Platform>(
 /// the run are left out too: relaxed RMWs of a bit nothing here reads, with no barrier, that
 /// carry every other bit of `wb->state` forward unchanged; under loom they multiplied the
 /// executions of `dontcache-kick` by five (425k to 81k for v7) without adding an outcome.
-pub fn wb_do_writeback<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, consume: Consume, inodes: &[&Inode<P>]) -> Option<i64> {
-    wb_check_start_dontcache(ctx, wb, consume, inodes)
+pub fn wb_do_writeback<P: Platform>(
+    ctx: &Ctx<P>,
+    wb: &Wb<P>,
+    proto: &KickProtocol,
+    inodes: &[&Inode<P>],
+) -> Option<Consumed> {
+    wb_check_start_dontcache(ctx, wb, proto, inodes)
 }
 
 /// Which kind of workqueue worker runs a flusher run (`current_is_workqueue_rescuer()`).
@@ -149,46 +182,67 @@ pub enum RunOn {
 /// over the work list has nothing to loop on here); on the rescuer `writeback_inodes_wb(wb, 1024,
 /// WB_REASON_FORKER_THREAD)`, which writes the wb's inodes without looking at
 /// WB_start_dontcache. At the end, `wb_wakeup` if the revision re-queues for a pending kick
-/// ([`RescuerRequeue`]; the work list is always empty here), else `wb_wakeup_delayed` if the wb
-/// has dirty I/O (the timer: a later unqueued run). `None` if `start` is [`WorkStart::Queued`] and
-/// nothing was queued. The consume and the re-queue are the wb's ([`Wb::kick`]).
+/// ([`Requeue`]; the work list is always empty here), else `wb_wakeup_delayed` if the wb has dirty
+/// I/O. `None` if no run is on the worklist; `on` tells which kind of worker took the run, asked
+/// only once one started. The consume and the re-queue are the wb's ([`Wb::kick`]).
 pub fn wb_workfn<P: Platform>(
     ctx: &Ctx<P>,
     wb: &Wb<P>,
     inodes: &[&Inode<P>],
-    start: WorkStart,
-    on: RunOn,
+    on: impl FnOnce() -> RunOn,
 ) -> Option<FlusherRun> {
-    let queued = process_one_work(ctx, wb, start)?;
-    let consumed = if on == RunOn::Rescuer && wb.state.test_bit(WB_REGISTERED) {
+    process_one_work(ctx, wb)?;
+    let on = on();
+    if on == RunOn::Rescuer {
+        ctx.event(
+            "rescuer_thread",
+            "wb{}: bdi_wq's rescuer takes the run (the pool cannot create workers)",
+            &[wb.id as i64],
+        );
+    }
+    let proto = wb.kick;
+    let (consumed, wrote) = if on == RunOn::Rescuer && wb.state.test_bit(WB_REGISTERED) {
         let written = wb_writeback(ctx, wb, 1024, WbReason::ForkerThread, inodes);
         ctx.event(
             "wb_workfn",
             "rescuer: writeback_inodes_wb wrote {} page(s); WB_start_dontcache untouched",
             &[written],
         );
-        None
+        (None, written)
     } else {
-        wb_do_writeback(ctx, wb, wb.kick.consume, inodes)
+        let consumed = wb_do_writeback(ctx, wb, &proto, inodes);
+        (consumed, consumed.map_or(0, |c| c.wrote))
     };
-    let requeue = wb.kick.requeue == RescuerRequeue::WorkListOrKick && wb.state.test_bit(WB_START_DONTCACHE);
+    let requeue = match proto.requeue {
+        Requeue::WorkList => false,
+        Requeue::WorkListOrKick => wb.state.test_bit(WB_START_DONTCACHE),
+        Requeue::WorkListOrKickWithDirtyIo => wb.state.test_bit(WB_START_DONTCACHE) && wb.has_dirty_io(),
+    };
+    let has_dirty_io = !requeue && wb.has_dirty_io();
     if requeue {
         ctx.event("wb_workfn", "(fix) WB_start_dontcache still set -> wb_wakeup", &[]);
         wb_wakeup(ctx, wb);
-    } else if wb.has_dirty_io() {
-        ctx.event("wb_workfn", "wb_has_dirty_io -> wb_wakeup_delayed (timer only)", &[]);
+    } else if has_dirty_io {
+        ctx.event("wb_workfn", "wb_has_dirty_io -> wb_wakeup_delayed", &[]);
+        wb_wakeup_delayed(ctx, wb);
     }
+    let listed = wb.nr_io_inodes();
     process_one_work_done(ctx, wb);
-    Some(FlusherRun { queued, consumed })
+    Some(FlusherRun { on, consumed, wrote, listed, requeued: requeue })
 }
 
 /// What a flusher run did, for the scenario's bookkeeping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlusherRun {
-    /// A `wb_wakeup` had queued this run (else it stands for a periodic run).
-    pub queued: bool,
-    /// Pages read by a consume that cleared WB_start_dontcache.
-    pub consumed: Option<i64>,
+    pub on: RunOn,
+    /// What its consume read and wrote, if it cleared WB_start_dontcache.
+    pub consumed: Option<Consumed>,
+    /// The pages the run wrote.
+    pub wrote: i64,
+    /// Ghost: the inodes on the wb's I/O lists when it ended.
+    pub listed: usize,
+    /// It queued itself again for immediate execution.
+    pub requeued: bool,
 }
 
 #[cfg(test)]
@@ -200,7 +254,7 @@ mod tests {
     use crate::page_writeback::filemap_dirty_folio;
     use crate::sync::Std;
     use crate::trace::Trace;
-    use crate::wb::Bdi;
+    use crate::wb::{fire_timer, Bdi};
     use std::sync::Arc;
 
     /// The writeback steps of a counterexample say what the writeback did: a rescuer run writes
@@ -214,13 +268,15 @@ mod tests {
         let folio = Arc::new(Folio::new(0, 1, false));
         let inode = Inode::new(0, bdi.clone(), 0, true, vec![folio.clone()]);
         filemap_dirty_folio(&ctx, &inode, &folio);
-        wb_workfn(&ctx, bdi.wb(0), &[&inode], WorkStart::Periodic, RunOn::Rescuer);
+        assert!(fire_timer(&ctx, bdi.wb(0), || true), "the first dirty inode armed the timer");
+        wb_workfn(&ctx, bdi.wb(0), &[&inode], || RunOn::Rescuer);
         let steps: Vec<String> = trace.steps().iter().map(|s| format!("{}: {}", s.function, s.detail)).collect();
         let run = steps.iter().position(|s| s.starts_with("process_one_work")).expect("the run's first step");
         assert_eq!(
             steps[run..],
             [
-                "process_one_work: wb0: not queued by wb_wakeup: periodic run of wb_workfn",
+                "process_one_work: wb0: take the run the timer queued (PENDING -> RUNNING); smp_mb(); run wb_workfn",
+                "rescuer_thread: wb0: bdi_wq's rescuer takes the run (the pool cannot create workers)",
                 "wb_writeback: wb0: WB_REASON_FORKER_THREAD work (rescuer), nr_pages = 1024",
                 "queue_io: wb0: 1 inode(s) -> b_io",
                 "unlocked_inode_to_wb_begin: rcu_read_lock; I_WB_SWITCH = 0; i_wb = wb0 (live)",

@@ -10,7 +10,7 @@ use crate::pte::{Pte, PteState};
 use crate::spinlock::{SpinGuard, SpinLock};
 use crate::sync::{Ordering, Platform, Traced};
 use crate::trace::Name;
-use std::sync::atomic::{AtomicI64, Ordering as Ghost};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering as Ghost};
 
 pub const PG_LOCKED: u32 = 0;
 pub const PG_DIRTY: u32 = 1;
@@ -66,6 +66,11 @@ pub struct Folio<P: Platform> {
     /// ([`crate::page_writeback::dontcache_count_out`]), so a property can tell whose pages the
     /// flusher counted out (dontcache-kick's `lost-wakeup` speaks only for kicked ones).
     counted_out: AtomicI64,
+    /// Ghost: the pages of this folio counted into WB_DONTCACHE_DIRTY so far, and the consumes its
+    /// wb had made ([`crate::wb::Wb::consumes`]) when they were last counted in, so a property can
+    /// tell whether its pages are still counted and which consumes came after the count.
+    counted_in: AtomicI64,
+    counted_in_after: AtomicU64,
 }
 
 /// `folio_ref_freeze`'s zero count, as the model's reference word.
@@ -83,7 +88,19 @@ impl<P: Platform> Folio<P> {
     fn with_words(index: u64, nr_pages: u32, flags: usize, marks: usize) -> Self {
         let (flags, marks) = flag_words(index, flags, marks);
         let lock = SpinLock::new(());
-        Folio { flags, marks, lock, index, nr_pages, pte: None, refs: None, ifs: None, counted_out: AtomicI64::new(0) }
+        Folio {
+            flags,
+            marks,
+            lock,
+            index,
+            nr_pages,
+            pte: None,
+            refs: None,
+            ifs: None,
+            counted_out: AtomicI64::new(0),
+            counted_in: AtomicI64::new(0),
+            counted_in_after: AtomicU64::new(0),
+        }
     }
 
     /// The same folio in a file that is mmapped: its PTE exists, in `state` (a clean folio has no
@@ -119,6 +136,23 @@ impl<P: Platform> Folio<P> {
     /// Ghost: record a count-out of `nr` pages ([`crate::page_writeback::dontcache_count_out`]).
     pub(crate) fn note_counted_out(&self, nr: i64) {
         self.counted_out.fetch_add(nr, Ghost::Relaxed);
+    }
+
+    /// Ghost: the pages of this folio counted into WB_DONTCACHE_DIRTY so far.
+    pub fn dontcache_counted_in(&self) -> i64 {
+        self.counted_in.load(Ghost::Relaxed)
+    }
+
+    /// Ghost: how many consumes its wb had made when its pages were last counted in.
+    pub fn dontcache_counted_in_after(&self) -> u64 {
+        self.counted_in_after.load(Ghost::Relaxed)
+    }
+
+    /// Ghost: record a count-in of `nr` pages on a wb that had made `consumes` consumes
+    /// ([`crate::page_writeback::dontcache_count_in`]).
+    pub(crate) fn note_counted_in(&self, nr: i64, consumes: u64) {
+        self.counted_in.fetch_add(nr, Ghost::Relaxed);
+        self.counted_in_after.store(consumes, Ghost::Relaxed);
     }
 
     /// `folio_nr_pages()`.

@@ -13,11 +13,12 @@ use crate::ctx::Ctx;
 use crate::folio::PG_DONTCACHE_COUNTED;
 use crate::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_SYNC, I_SYNC_QUEUED, I_WB_SWITCH};
 use crate::page_writeback::do_writepages;
-use crate::revision::{Accounting, SwitchKick};
+use crate::revision::{Accounting, FirstDirty, SwitchKick};
 use crate::spinlock::SpinGuard;
 use crate::sync::{Ordering, Platform};
 use crate::wb::{
-    wb_get, wb_put, wb_put_many, wb_stat_mod, wb_wakeup, Access, Wb, WbStatItem, WB_HAS_DIRTY_IO, WB_START_DONTCACHE,
+    wb_get, wb_put, wb_put_many, wb_stat_mod, wb_wakeup, wb_wakeup_delayed, Access, Wb, WbStatItem, WB_HAS_DIRTY_IO,
+    WB_START_DONTCACHE,
 };
 
 /// `wb_io_lists_populated()`: if WB_has_dirty_io is clear, `set_bit` it (plain, unordered) and
@@ -111,9 +112,10 @@ fn inode_to_wb_and_lock_list<'a, P: Platform>(ctx: &Ctx<P>, inode: &'a Inode<P>)
 /// no list: another dirtier's lockless test sees the bits and returns, and WB_has_dirty_io may
 /// still be clear.
 ///
-/// Left out: `->dirty_inode`, I_DIRTY_TIME, unhashed and freeing inodes, and
-/// `wb_wakeup_delayed` for the first dirty inode (it arms the periodic timer: the runs it causes
-/// are the flusher's unqueued runs).
+/// For the wb's first dirty inode (WB_has_dirty_io 0 -> 1) `wb_wakeup_delayed` arms the periodic
+/// timer; with [`FirstDirty::KickPending`] (our fix) a pending kick is woken now instead.
+///
+/// Left out: `->dirty_inode`, I_DIRTY_TIME, unhashed and freeing inodes.
 pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: usize) {
     const F: &str = "__mark_inode_dirty";
     let ino = inode.ino as i64;
@@ -148,8 +150,34 @@ pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: us
         return;
     }
     inode.set_dirtied_when(wb.tick());
-    inode_io_list_move_locked(ctx, inode, wb, IoList::Dirty);
+    let first = inode_io_list_move_locked(ctx, inode, wb, IoList::Dirty);
     ctx.event(F, "inode {} -> wb{} b_dirty", &[ino, wb.id as i64]);
+    if first {
+        first_dirty_wakeup(ctx, wb);
+    }
+}
+
+/// `__mark_inode_dirty`'s wakeup for a wb's first dirty inode (`wakeup_bdi`), under `list_lock`
+/// and `i_lock`: `wb_wakeup_delayed` in 6.12; our fix wakes a pending kick now.
+fn first_dirty_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
+    const F: &str = "__mark_inode_dirty";
+    let proto = wb.kick;
+    if proto.first_dirty == FirstDirty::KickPending {
+        if proto.hold_mb {
+            P::fence(Ordering::SeqCst);
+        }
+        let pending = wb.state.test_bit(WB_START_DONTCACHE);
+        ctx.event(
+            F,
+            "(fix) first dirty inode of wb{}{mb}; test_bit(WB_start_dontcache) = {}",
+            &[wb.id as i64, proto.hold_mb as i64, pending as i64],
+        );
+        if pending {
+            wb_wakeup(ctx, wb);
+            return;
+        }
+    }
+    wb_wakeup_delayed(ctx, wb);
 }
 
 /// `inode_switch_wbs()` up to queueing its work (Jan Kara's 6.18 llist form, with Baokun Li's

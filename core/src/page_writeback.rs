@@ -74,7 +74,7 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
             &[counted as i64, wb.id as i64],
         );
         if counted {
-            wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, folio.nr_pages());
+            dontcache_count_in(ctx, wb, folio);
         }
         return;
     }
@@ -85,8 +85,15 @@ pub fn folio_account_dirtied<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, folio:
         &[folio.index as i64, dropbehind as i64, wb.id as i64],
     );
     if dropbehind {
-        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, folio.nr_pages());
+        dontcache_count_in(ctx, wb, folio);
     }
+}
+
+/// v7's count-in of a whole folio: WB_DONTCACHE_DIRTY += `folio_nr_pages` on `wb` (with the
+/// folio's ghost record of the consumes `wb` had made by then).
+fn dontcache_count_in<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, folio: &Folio<P>) {
+    wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, folio.nr_pages());
+    folio.note_counted_in(folio.nr_pages(), wb.consumes());
 }
 
 /// `folio_clear_dirty_for_io()` (v7; folio locked by the caller): `folio_mkclean` (with

@@ -7,6 +7,14 @@ pub use crate::memcg::{INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
 pub use crate::wb::{REFCOUNT, USE_AFTER_FREE};
 
 pub const LOST_WAKEUP: &str = "lost-wakeup";
+/// Every page a DONTCACHE writer counted and kicked for is written by an immediate flusher run,
+/// or its consume's budget covered it and was spent in full on older inodes (models/src/flusher.rs).
+pub const EXPEDITION: &str = "expedition";
+/// Once the other threads are done the flusher stops within K + 2 runs, nothing left queued.
+pub const QUIESCENCE: &str = "quiescence";
+/// A flusher run that wrote nothing does not queue itself again for immediate execution while its
+/// wb has nothing on its I/O lists.
+pub const NO_IDLE_SPIN: &str = "no-idle-spin";
 pub const DIRTY_TRACKING: &str = "dirty-tracking";
 pub const COUNTER_EXACT: &str = "counter-exact";
 pub const QUIESCENT_EXACT: &str = "quiescent-exact";

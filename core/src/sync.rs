@@ -77,8 +77,8 @@ pub trait Platform: Sized + Send + Sync + 'static {
     fn fence(order: Ordering);
     /// Yield in a spin-wait (loom counts branches; shuttle deprioritises the yielder).
     fn yield_now();
-    /// A nondeterministic choice in `0..n`, reproduced on replay. loom has no choice operator:
-    /// its harness enumerates choices outside the model and never calls this.
+    /// A nondeterministic choice in `0..n`, reproduced on replay: loom explores every value,
+    /// shuttle draws one.
     fn choose(n: usize) -> usize;
 
     /// Make `trace` and `thread` (a new [`Ctx`](crate::ctx::Ctx)) the calling model thread's for
@@ -370,8 +370,9 @@ pub mod loom_platform {
         fn yield_now() {
             loom::thread::yield_now()
         }
-        fn choose(_n: usize) -> usize {
-            unreachable!("loom has no choice operator: the loom harness enumerates choices outside the model")
+        /// `loom::choose` (the vendored loom's choice operator): every value is explored.
+        fn choose(n: usize) -> usize {
+            loom::choose(n)
         }
         fn enter(trace: &Arc<Trace>, thread: u8) {
             CTXS.with(|c| c.borrow_mut().push((trace.clone(), thread)));

@@ -23,7 +23,7 @@ use crate::revision::{KickProtocol, Knobs};
 use crate::spinlock::SpinLock;
 use crate::sync::{Locked, Ordering, Platform, Traced};
 use crate::trace::Name;
-use std::sync::atomic::{AtomicI64, AtomicU32, Ordering as Ghost};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering as Ghost};
 use std::sync::Arc;
 
 /// `enum wb_state` bit numbers, in the kernel's order (v7 appends `WB_start_dontcache`).
@@ -41,10 +41,15 @@ const WB_BITS: &[(u32, &str)] = &[
     (WB_START_DONTCACHE, "WB_start_dontcache"),
 ];
 
-/// `wb->dwork`'s state word: `PENDING` (`WORK_STRUCT_PENDING_BIT`: queued, not started) and
-/// `RUNNING` (a worker is executing it: the pool's busy hash, which `flush_work` waits on).
+/// `wb->dwork`'s state word: `PENDING` (on the workqueue's worklist: a worker may start it now),
+/// `RUNNING` (a worker is executing it: the pool's busy hash, which `flush_work` waits on),
+/// `TIMER` (`queue_delayed_work` armed the timer: the run comes `dirty_writeback_interval` later)
+/// and `WOKEN` (a `wb_wakeup` since the last run started: the next run is an immediate one, not
+/// one the timer released). The kernel's `WORK_STRUCT_PENDING_BIT` is `PENDING | TIMER`.
 const WORK_PENDING: usize = 1;
 const WORK_RUNNING: usize = 2;
+const WORK_TIMER: usize = 4;
+const WORK_WOKEN: usize = 8;
 
 /// Detected when a modelled function touches a wb its lifetime no longer allows.
 pub const USE_AFTER_FREE: &str = "use-after-free";
@@ -143,6 +148,12 @@ pub struct Wb<P: Platform> {
     /// Ghost: the pages taken off WB_DONTCACHE_DIRTY so far (the negative `wb_stat_mod`s), for a
     /// property whose only such caller is the thread that reads it.
     dontcache_removed: AtomicI64,
+    /// Ghost: the pages put on WB_DONTCACHE_DIRTY so far (the positive `wb_stat_mod`s).
+    dontcache_added: AtomicI64,
+    /// Ghost: how many consumes have read their budget so far (a count-in that reads it learns
+    /// which consumes' budget reads come after it).
+    consumes: AtomicU64,
+
     /// The kick protocol of the bdi's kernel ([`Bdi::with_knobs`]): what this wb's flusher runs.
     pub kick: KickProtocol,
 }
@@ -168,6 +179,8 @@ impl<P: Platform> Wb<P> {
             life: Traced::new(Life::Live as usize, Name::int("wb{}.life", id as i64)),
             frees: AtomicU32::new(0),
             dontcache_removed: AtomicI64::new(0),
+            dontcache_added: AtomicI64::new(0),
+            consumes: AtomicU64::new(0),
             kick: KickProtocol::V7,
         }
     }
@@ -205,9 +218,26 @@ impl<P: Platform> Wb<P> {
         self.clock.get()
     }
 
-    /// Whether a flusher run is queued and has not started (quiescence checks).
+    /// Whether a flusher run is on the worklist and has not started (quiescence checks).
     pub fn run_pending(&self) -> bool {
         self.dwork.load(Ordering::Relaxed) & WORK_PENDING != 0
+    }
+
+    /// Whether the timer is armed with no run on the worklist (quiescence checks).
+    pub fn timer_armed(&self) -> bool {
+        self.dwork.load(Ordering::Relaxed) & (WORK_PENDING | WORK_TIMER) == WORK_TIMER
+    }
+
+    /// Ghost: how many consumes have read their budget so far.
+    pub fn consumes(&self) -> u64 {
+        self.consumes.load(Ghost::Relaxed)
+    }
+
+    /// Ghost: a consume read its budget (its caller is the wb's flusher run); its place among
+    /// the wb's consumes, and the exact WB_DONTCACHE_DIRTY total at that moment.
+    pub(crate) fn count_consume(&self) -> (u64, i64) {
+        let exact = self.dontcache_added.load(Ghost::Relaxed) - self.dontcache_removed.load(Ghost::Relaxed);
+        (self.consumes.fetch_add(1, Ghost::Relaxed) + 1, exact)
     }
 
     pub fn life(&self) -> Life {
@@ -310,8 +340,9 @@ impl<P: Platform> Bdi<P> {
 pub fn wb_stat_mod<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem, amount: i64) {
     ctx.event("wb_stat_mod", item.templates()[0], &[wb.id as i64, amount]);
     wb.touch(ctx, "wb_stat_mod", Access::Stats, || wb.stat(item).add_batch(ctx, amount, wb.batch));
-    if amount < 0 && item == WbStatItem::DontcacheDirty {
-        wb.dontcache_removed.fetch_add(-amount, Ghost::Relaxed);
+    if item == WbStatItem::DontcacheDirty {
+        let ghost = if amount < 0 { &wb.dontcache_removed } else { &wb.dontcache_added };
+        ghost.fetch_add(amount.abs(), Ghost::Relaxed);
     }
 }
 
@@ -331,16 +362,17 @@ pub fn wb_stat_sum<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, item: WbStatItem) -> i
 
 /// `wb_wakeup()` (fs/fs-writeback.c): under `spin_lock_irq(&wb->work_lock)`, if the wb is
 /// registered, `mod_delayed_work(bdi_wq, &wb->dwork, 0)`. Queueing is the workqueue's fully
-/// ordered test-and-set of `PENDING`; a run already pending absorbs the request, and a work
-/// that is running is queued again (kernel/workqueue.c: `process_one_work` clears PENDING before
-/// the work function runs). `spin_unlock_irq` enables interrupts unconditionally: a violation if
-/// the caller holds an irqsave lock.
+/// ordered test-and-set of `PENDING`; a run already pending absorbs the request, an armed timer is
+/// taken back and the run queued now, and a work that is running is queued again
+/// (kernel/workqueue.c: `process_one_work` clears PENDING before the work function runs).
+/// `spin_unlock_irq` enables interrupts unconditionally: a violation if the caller holds an
+/// irqsave lock.
 pub fn wb_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     const F: &str = "wb_wakeup";
     let _irq = wb.touch(ctx, F, Access::Memory, || wb.work_lock.lock_irq(ctx, "wb_wakeup: spin_unlock_irq"));
     if wb.state.test_bit(WB_REGISTERED) {
         P::fence(Ordering::SeqCst);
-        let was = wb.dwork.fetch_or(WORK_PENDING, Ordering::AcqRel) & WORK_PENDING != 0;
+        let was = wb.dwork.fetch_or(WORK_PENDING | WORK_WOKEN, Ordering::AcqRel) & WORK_PENDING != 0;
         P::fence(Ordering::SeqCst);
         ctx.event(
             F,
@@ -352,32 +384,76 @@ pub fn wb_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     }
 }
 
-/// How a flusher run is started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WorkStart {
-    /// Only if a `wb_wakeup` queued it (a worker taking the item off its list).
-    Queued,
-    /// In any case: a run queued by `wb_wakeup` if one is, else a periodic (timer) run.
-    Periodic,
+/// `wb_wakeup_delayed()` (fs/fs-writeback.c): under the work lock, if the wb is registered,
+/// `queue_delayed_work(bdi_wq, &wb->dwork, dirty_writeback_interval)`: a no-op if a run is
+/// already pending (the fully ordered test-and-set of PENDING finds it set), else the timer is
+/// armed and the run comes `dirty_writeback_interval` (5 s) later ([`fire_timer`]). The model
+/// sets `TIMER` in either case; a pending run's [`process_one_work`] clears it, as the kernel never
+/// armed it.
+pub fn wb_wakeup_delayed<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
+    const F: &str = "wb_wakeup_delayed";
+    let _irq = wb.touch(ctx, F, Access::Memory, || wb.work_lock.lock_irq(ctx, "wb_wakeup_delayed: spin_unlock_irq"));
+    if wb.state.test_bit(WB_REGISTERED) {
+        P::fence(Ordering::SeqCst);
+        let was = wb.dwork.fetch_or(WORK_TIMER, Ordering::AcqRel);
+        P::fence(Ordering::SeqCst);
+        let template = if was & (WORK_PENDING | WORK_TIMER) != 0 {
+            "wb{}: queue_delayed_work: already pending -> nothing to do"
+        } else {
+            "wb{}: queue_delayed_work: timer armed (a run dirty_writeback_interval from now)"
+        };
+        ctx.event(F, template, &[wb.id as i64]);
+    } else {
+        ctx.event(F, "wb{} WB_registered = 0 ({life}) -> nothing queued", &[wb.id as i64, wb.life() as i64]);
+    }
+}
+
+/// The timer `wb_wakeup_delayed` armed fires (`delayed_work_timer_fn` -> `__queue_work`): the run
+/// goes on the worklist, `dirty_writeback_interval` after it was armed. Called by a model's
+/// flusher to let that time pass, if `now` says so (asked only when a timer is armed). Returns
+/// whether it fired.
+pub fn fire_timer<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
+    let mut cur = wb.dwork.load(Ordering::Relaxed);
+    let mut now = Some(now);
+    loop {
+        if cur & (WORK_PENDING | WORK_TIMER) != WORK_TIMER {
+            return false;
+        }
+        if let Some(now) = now.take() {
+            if !now() {
+                return false;
+            }
+        }
+        match wb.dwork.compare_exchange(cur, (cur & !WORK_TIMER) | WORK_PENDING, Ordering::AcqRel, Ordering::Relaxed) {
+            Ok(_) => break,
+            Err(now) => cur = now,
+        }
+    }
+    ctx.event(
+        "delayed_work_timer_fn",
+        "wb{}: the timer fires (dirty_writeback_interval later): run queued",
+        &[wb.id as i64],
+    );
+    true
 }
 
 /// The workqueue starting a run of `wb->dwork` (`process_one_work`, kernel/workqueue.c): take the
-/// item (PENDING -> RUNNING in one step: the pool marks it current, then
+/// item off the worklist (PENDING -> RUNNING in one step: the pool marks it current, then
 /// `set_work_pool_and_clear_pending` clears PENDING) and `smp_mb()`. Workqueues are
 /// non-reentrant: while a run is executing, a queued one waits. Returns `None` if nothing can
-/// start now (a run is executing, or `start` is [`WorkStart::Queued`] and nothing was queued),
-/// else whether a `wb_wakeup` had queued the run. [`process_one_work_done`] ends the run.
-pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, start: WorkStart) -> Option<bool> {
+/// start now (a run is executing, or none is on the worklist), else whether the run is an
+/// immediate one: a `wb_wakeup` queued it, or took it from the timer, since the last run started
+/// (`false`: only the timer released it, [`fire_timer`]). [`process_one_work_done`] ends the run.
+pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> Option<bool> {
     P::fence(Ordering::SeqCst);
     let mut cur = wb.dwork.load(Ordering::Relaxed);
-    let queued = loop {
-        let queued = cur & WORK_PENDING != 0;
-        if cur & WORK_RUNNING != 0 || (!queued && start == WorkStart::Queued) {
+    let immediate = loop {
+        if cur & WORK_RUNNING != 0 || cur & WORK_PENDING == 0 {
             return None;
         }
-        let next = (cur & !WORK_PENDING) | WORK_RUNNING;
+        let next = (cur & !(WORK_PENDING | WORK_TIMER | WORK_WOKEN)) | WORK_RUNNING;
         match wb.dwork.compare_exchange(cur, next, Ordering::AcqRel, Ordering::Relaxed) {
-            Ok(_) => break queued,
+            Ok(_) => break cur & WORK_WOKEN != 0,
             Err(now) => cur = now,
         }
     };
@@ -385,13 +461,13 @@ pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, start: WorkStart)
     wb.runner.set(ctx.tid() + 1);
     // Checked once the run is ours: a release flushes a running item before it frees the wb.
     wb.touch(ctx, "process_one_work", Access::Memory, || ());
-    let template = if queued {
+    let template = if immediate {
         "wb{}: take the run queued by wb_wakeup (PENDING -> RUNNING); smp_mb(); run wb_workfn"
     } else {
-        "wb{}: not queued by wb_wakeup: periodic run of wb_workfn"
+        "wb{}: take the run the timer queued (PENDING -> RUNNING); smp_mb(); run wb_workfn"
     };
     ctx.event("process_one_work", template, &[wb.id as i64]);
-    Some(queued)
+    Some(immediate)
 }
 
 /// The end of a run `process_one_work` started: the item is no longer current. A release work
@@ -405,12 +481,16 @@ pub fn process_one_work_done<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     }
 }
 
-/// `flush_delayed_work(&wb->dwork)` after `mod_delayed_work(.., 0)`: wait for an executing run to
-/// finish and run a queued one now (the flushing thread stands in for the worker), until neither
-/// is left.
+/// `wb_shutdown`'s `mod_delayed_work(bdi_wq, &wb->dwork, 0)` (a run queued now, an armed timer
+/// taken back) and `flush_delayed_work(&wb->dwork)`: wait for an executing run to finish and run
+/// the queued one now (the flushing thread stands in for the worker), until neither is left.
 fn flush_delayed_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
+    P::fence(Ordering::SeqCst);
+    wb.dwork.fetch_or(WORK_PENDING | WORK_WOKEN, Ordering::AcqRel);
+    P::fence(Ordering::SeqCst);
+    ctx.event("wb_shutdown", "wb{}: mod_delayed_work(dwork, 0): drain run queued", &[wb.id as i64]);
     loop {
-        if wb_workfn(ctx, wb, &[], WorkStart::Queued, RunOn::Worker).is_some() {
+        if wb_workfn(ctx, wb, &[], || RunOn::Worker).is_some() {
             continue;
         }
         if wb.dwork.load(Ordering::Acquire) & (WORK_RUNNING | WORK_PENDING) == 0 {

@@ -2,14 +2,16 @@
 //! `cargo run --release -p wb-models --example pin_scale`
 use wb_core::revision::PinRevision;
 use wb_models::bounds::{Bounds, Tier};
+use wb_models::flusher::FlusherBounds;
 use wb_models::harness::{run_shuttle, ShuttleKind};
-use wb_models::wb_pin::{Kworker, PinConfig, PinModel};
+use wb_models::wb_pin::{PinConfig, PinModel};
 
 fn main() {
     let mut bounds = Bounds::defaults(Tier::Quick);
     bounds.shuttle_iterations = 1_000;
     for (writers, ops) in [(1, 1), (2, 2), (4, 4), (4, 16), (8, 16), (8, 64), (8, 128)] {
-        let config = PinConfig { writers, ops_per_writer: ops, nr_cpus: 2, batch: 4, kworker: Kworker::Worker };
+        let flusher = FlusherBounds { max_runs: 4 * writers * ops + 8, ..PinConfig::shuttle(Tier::Quick).flusher };
+        let config = PinConfig { writers, ops_per_writer: ops, flusher, ..PinConfig::shuttle(Tier::Quick) };
         let model = PinModel { revision: PinRevision::V7FixSwitchKick, config };
         let o = run_shuttle(&model, ShuttleKind::Pct, &bounds);
         println!(

@@ -1,28 +1,27 @@
 #![doc = include_str!("dontcache_kick.md")]
 
 use crate::bounds::Tier;
+use crate::flusher::{flusher_size, Expedition, Flusher, FlusherBounds, FlusherEvent};
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{canonical, permutations, renumber, set_partitions, RoleDecl, ScopeDecl};
-use std::sync::atomic::{AtomicI64, Ordering as Ghost};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx};
-use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
+use wb_core::dontcache::filemap_dontcache_kick_writeback;
 use wb_core::folio::Folio;
 use wb_core::fs_writeback::__mark_inode_dirty;
 use wb_core::inode::{Inode, IoList, I_DIRTY, I_DIRTY_PAGES, I_DIRTY_SYNC};
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::KickRevision;
 use wb_core::revision::Revision;
-use wb_core::sync::{Atomic, Ordering, Platform};
+use wb_core::sync::Platform;
 use wb_core::trace::Trace;
-use wb_core::wb::{Bdi, Wb, WbStatItem, WorkStart, WB_HAS_DIRTY_IO, WB_START_DONTCACHE};
+use wb_core::wb::{Bdi, Wb, WB_HAS_DIRTY_IO};
 
 pub const NAME: &str = <KickRevision as Revision>::SCENARIO;
-pub use wb_core::property::DIRTY_TRACKING;
-pub use wb_core::property::LOST_WAKEUP;
-const PROPERTIES: &[&str] = &[LOST_WAKEUP, DIRTY_TRACKING];
+pub use wb_core::property::{DIRTY_TRACKING, EXPEDITION, NO_IDLE_SPIN, QUIESCENCE};
+const PROPERTIES: &[&str] = &[EXPEDITION, QUIESCENCE, NO_IDLE_SPIN, DIRTY_TRACKING];
 
 /// A role: one thread's kernel call sequence (each op once per operation of the thread).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,15 +81,14 @@ pub struct Thread {
     pub folio: usize,
 }
 
-/// One configuration of the scope: the threads besides the flusher, the inodes dirty at the
-/// start, and the kind of worker each loom flusher run is on.
+/// One configuration of the scope: the threads besides the flusher and the inodes dirty at the
+/// start (the kind of worker of each flusher run is a choice within every configuration).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Setup {
     pub threads: Vec<Thread>,
-    /// Per inode: dirty at the start (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on `b_dirty`).
+    /// Per inode: dirty at the start (I_DIRTY_PAGES, one dirty non-DONTCACHE page, on `b_dirty`,
+    /// the periodic timer armed by its `__mark_inode_dirty`).
     pub dirty_at_start: Vec<bool>,
-    /// The flusher's runs under loom, each on a normal worker or on the rescuer.
-    pub runs: Vec<RunOn>,
 }
 
 impl Setup {
@@ -134,18 +132,12 @@ impl Setup {
         } else {
             format!("{} dirty at start, WB_has_dirty_io 1", dirty.join(", "))
         };
-        let mut label = format!("{}; {start}", threads.join(" + "));
-        if self.runs.contains(&RunOn::Rescuer) {
-            let runs: Vec<&str> =
-                self.runs.iter().map(|r| if *r == RunOn::Rescuer { "rescuer" } else { "worker" }).collect();
-            label += &format!("; flusher runs: {}", runs.join(", "));
-        }
-        label
+        format!("{}; {start}", threads.join(" + "))
     }
 
     /// The canonical form: the least relabelling over permutations of same-role threads, with
     /// inodes and folios numbered by first use.
-    fn canonical_key(&self) -> (Vec<Thread>, Vec<bool>, Vec<RunOn>) {
+    fn canonical_key(&self) -> (Vec<Thread>, Vec<bool>) {
         permutations(self.threads.len())
             .into_iter()
             .filter(|p| p.iter().enumerate().all(|(i, &j)| self.threads[i].role == self.threads[j].role))
@@ -165,7 +157,7 @@ impl Setup {
                 for (k, t) in threads.iter().enumerate() {
                     dirty[inodes[k]] = self.dirty_at_start[t.inode];
                 }
-                (out, dirty, self.runs.clone())
+                (out, dirty)
             })
             .min()
             .expect("the identity permutation")
@@ -174,9 +166,8 @@ impl Setup {
 
 /// Every configuration with 1 to `max_threads` threads (at least one DONTCACHE writer), every
 /// way of placing them on inodes, every way for DONTCACHE writers on one inode to share folios,
-/// every inode clean or dirty at the start, and each flusher-run list in `flusher`; one per class
-/// of renamings.
-pub fn enumerate(max_threads: usize, flusher: &[Vec<RunOn>]) -> Vec<Setup> {
+/// and every inode clean or dirty at the start; one per class of renamings.
+pub fn enumerate(max_threads: usize) -> Vec<Setup> {
     let mut all = Vec::new();
     for n in 1..=max_threads {
         for roles in role_multisets(n) {
@@ -184,12 +175,10 @@ pub fn enumerate(max_threads: usize, flusher: &[Vec<RunOn>]) -> Vec<Setup> {
                 let nr_inodes = inodes.iter().max().map_or(0, |m| m + 1);
                 for folios in folio_choices(&roles, &inodes) {
                     for dirty in 0..(1usize << nr_inodes) {
-                        for runs in flusher {
-                            let threads =
-                                (0..n).map(|k| Thread { role: roles[k], inode: inodes[k], folio: folios[k] }).collect();
-                            let dirty_at_start = (0..nr_inodes).map(|i| dirty & (1 << i) != 0).collect();
-                            all.push(Setup { threads, dirty_at_start, runs: runs.clone() });
-                        }
+                        let threads =
+                            (0..n).map(|k| Thread { role: roles[k], inode: inodes[k], folio: folios[k] }).collect();
+                        let dirty_at_start = (0..nr_inodes).map(|i| dirty & (1 << i) != 0).collect();
+                        all.push(Setup { threads, dirty_at_start });
                     }
                 }
             }
@@ -251,18 +240,6 @@ fn folio_choices(roles: &[Role], inodes: &[usize]) -> Vec<Vec<usize>> {
     out
 }
 
-/// How the flusher runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flusher {
-    /// The configuration's runs, each queued by `wb_wakeup` or standing for a timer run (loom:
-    /// no spin-waiting).
-    Passes,
-    /// A worker that runs whenever a run is queued, until the other threads are done and none is
-    /// queued (shuttle only: it learns about them through an extra atomic). With `rescuer`, each
-    /// run is on the rescuer with probability 1/2.
-    Worker { rescuer: bool },
-}
-
 /// The size of the models of one checker and tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KickBounds {
@@ -272,7 +249,10 @@ pub struct KickBounds {
     /// The percpu batch of `wb_stat_mod` (the kernel's WB_STAT_BATCH is 16 for 2 CPUs; a small
     /// one makes the second add on a CPU take the locked fold).
     pub batch: i32,
-    pub flusher: Flusher,
+    pub flusher: FlusherBounds,
+    /// shuttle: one flusher thread serves the worklist until the others are done ([`Flusher::serve`]);
+    /// loom: the flusher thread's looks, then the main thread drains ([`Flusher::drain`]).
+    pub serve: bool,
     /// loom: two DONTCACHE writers run on one CPU (the second add folds) as well as on two.
     pub one_cpu_pairs: bool,
 }
@@ -285,14 +265,6 @@ pub struct KickModel {
     /// of the scope, one drawn per execution.
     pub setups: Arc<Vec<Setup>>,
     pub bounds: KickBounds,
-}
-
-/// What the flusher's consumes read, for the property (ghost state).
-#[derive(Debug, Default)]
-struct Consumed {
-    /// The budget read by the last consume that cleared the bit, and the DONTCACHE pages the
-    /// flusher had counted out before it (the flusher is the only cleaner here).
-    last: Option<(i64, i64)>,
 }
 
 impl KickModel {
@@ -314,7 +286,7 @@ impl Model for KickModel {
         if self.setups.len() > 1 {
             trace.set_configuration(setup.label());
         }
-        let bdi = Arc::new(Bdi::<P>::new(0, b.nr_cpus, b.batch, setup.threads.len() + 2).with_knobs(proto));
+        let bdi = Arc::new(Bdi::<P>::new(0, b.nr_cpus, b.batch, setup.threads.len() + 3).with_knobs(proto));
         let inodes: Vec<Arc<Inode<P>>> = (0..setup.inodes())
             .map(|i| {
                 let folios = setup
@@ -335,98 +307,64 @@ impl Model for KickModel {
                 }
             }
         }
-        // Ghost: DONTCACHE pages the writers counted in (kicked), and those the faults counted
-        // in (not kicked); the flusher's last consume.
-        let added = Arc::new(AtomicI64::new(0));
-        let unkicked_added = Arc::new(AtomicI64::new(0));
-        let unkicked: Vec<Arc<Folio<P>>> = setup
-            .threads
-            .iter()
-            .filter(|t| t.role == Role::DropbehindFault)
-            .map(|t| inodes[t.inode].folios[t.folio].clone())
-            .collect();
-        let unkicked_removed = move || unkicked.iter().map(|f| f.dontcache_counted_out()).sum::<i64>();
-        let consumed = Arc::new(Mutex::new(Consumed::default()));
-        let busy = Arc::new(P::AtomicUsize::new(0));
+        let writers = setup.threads.iter().filter(|t| t.role == Role::Dontcache);
+        let kicked = Arc::new(Expedition::new(writers.map(|t| inodes[t.inode].folios[t.folio].clone()), true));
+        let flusher = Arc::new(Flusher::new(b.flusher, setup.threads.len()));
 
         let mut handles = Vec::with_capacity(setup.threads.len() + 1);
         for (k, (&thread, &plan)) in setup.threads.iter().zip(plans).enumerate() {
-            let (inode, trace, added, unkicked_added, busy) =
-                (inodes[thread.inode].clone(), trace.clone(), added.clone(), unkicked_added.clone(), busy.clone());
+            let (inode, trace, kicked, flusher) =
+                (inodes[thread.inode].clone(), trace.clone(), kicked.clone(), flusher.clone());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, &format!("{}{k}", thread.role.name()), plan);
                 for _ in 0..b.ops {
-                    match thread.role {
+                    flusher.call(|| match thread.role {
                         Role::Dontcache => {
                             let folio = &inode.folios[thread.folio];
-                            if filemap_dirty_folio(&ctx, &inode, folio) {
-                                added.fetch_add(folio.nr_pages(), Ghost::Relaxed);
-                            }
+                            filemap_dirty_folio(&ctx, &inode, folio);
                             filemap_dontcache_kick_writeback(&ctx, &inode);
+                            kicked.kicked(folio, flusher.epoch());
                         }
-                        Role::Buffered => {
+                        Role::Buffered | Role::DropbehindFault => {
                             filemap_dirty_folio(&ctx, &inode, &inode.folios[thread.folio]);
                         }
                         Role::InodeDirtier => __mark_inode_dirty(&ctx, &inode, 1 << I_DIRTY_SYNC),
-                        Role::DropbehindFault => {
-                            let folio = &inode.folios[thread.folio];
-                            if filemap_dirty_folio(&ctx, &inode, folio) {
-                                unkicked_added.fetch_add(folio.nr_pages(), Ghost::Relaxed);
-                            }
-                        }
-                    }
+                    });
                 }
-                if matches!(b.flusher, Flusher::Worker { .. }) {
-                    busy.fetch_add(1, Ordering::SeqCst);
-                }
+                flusher.thread_done();
             }));
         }
+        let refs = |inodes: &[Arc<Inode<P>>]| -> Vec<Arc<Inode<P>>> { inodes.to_vec() };
         {
-            let (bdi, trace, busy, consumed, inodes, unkicked_removed) =
-                (bdi.clone(), trace.clone(), busy.clone(), consumed.clone(), inodes.clone(), unkicked_removed.clone());
+            let (bdi, trace, kicked, flusher, inodes) =
+                (bdi.clone(), trace.clone(), kicked.clone(), flusher.clone(), refs(&inodes));
             let plan = plans[setup.threads.len()];
-            let (runs, threads) = (setup.runs.clone(), setup.threads.len());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "flusher", plan);
-                let wb = bdi.wb(0);
-                let refs: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
-                let pass = |ctx: &Ctx<P>, start: WorkStart, on: RunOn| {
-                    // The flusher is the only cleaner: exact, and only kicked pages.
-                    let removed_before = wb.dontcache_removed() - unkicked_removed();
-                    let run = wb_workfn(ctx, wb, &refs, start, on);
-                    if let Some(nr) = run.and_then(|r| r.consumed) {
-                        consumed.lock().unwrap_or_else(|e| e.into_inner()).last = Some((nr, removed_before));
-                    }
-                    run.is_some()
-                };
-                match b.flusher {
-                    Flusher::Passes => runs.iter().for_each(|&on| {
-                        pass(&ctx, WorkStart::Periodic, on);
-                    }),
-                    Flusher::Worker { rescuer } => loop {
-                        let on = if rescuer && P::choose(2) == 1 { RunOn::Rescuer } else { RunOn::Worker };
-                        if pass(&ctx, WorkStart::Queued, on) {
-                            continue;
-                        } else if busy.load(Ordering::SeqCst) == threads && !wb.run_pending() {
-                            break;
-                        } else {
-                            P::yield_now();
-                        }
-                    },
+                let inodes: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
+                let observe = |e: FlusherEvent<'_>| kicked.observe(e);
+                if b.serve {
+                    flusher.serve(&ctx, &[bdi.wb(0)], &inodes, &observe);
+                } else {
+                    (0..b.flusher.looks).for_each(|_| flusher.look(&ctx, &[bdi.wb(0)], &inodes, &observe));
                 }
             }));
         }
         handles.into_iter().for_each(P::join);
 
         let wb = bdi.wb(0);
-        let last = consumed.lock().unwrap_or_else(|e| e.into_inner()).last;
-        let mut v = Vec::new();
-        let unkicked = unkicked_added.load(Ghost::Relaxed) - unkicked_removed();
-        if let Some(message) = lost_wakeup(wb, added.load(Ghost::Relaxed), unkicked, last) {
-            v.push(Violation { property: LOST_WAKEUP, message });
+        let inode_refs: Vec<&Inode<P>> = inodes.iter().map(|i| &**i).collect();
+        let ctx = Ctx::<P>::new(trace.clone(), "flusher", plans[setup.threads.len()]);
+        let observe = |e: FlusherEvent<'_>| kicked.observe(e);
+        if !b.serve {
+            flusher.drain(&ctx, &[wb], &inode_refs, &observe);
         }
+        let mut v = flusher.violations(&[wb]);
         if let Some(message) = dirty_tracking(wb, &inodes) {
             v.push(Violation { property: DIRTY_TRACKING, message });
+        }
+        if let Some(message) = kicked.violation(&ctx, &[wb], &inode_refs) {
+            v.push(Violation { property: EXPEDITION, message });
         }
         v
     }
@@ -488,9 +426,7 @@ impl Model for KickModel {
             ("cpus".to_string(), b.nr_cpus as u64),
             ("batch".to_string(), b.batch as u64),
         ];
-        if b.flusher == Flusher::Passes {
-            v.push(("flusher_runs".to_string(), self.setups[0].runs.len() as u64));
-        }
+        v.extend(flusher_size(&b.flusher, b.serve));
         v
     }
 
@@ -498,7 +434,7 @@ impl Model for KickModel {
         self.setups.len() as u64
     }
 
-    /// Bound 1 (quick, without two rescuer runs in a row: `kick_loom_scope`), 2 (scope), 3 (deep).
+    /// Bound 1 (quick), 2 (scope), 3 (deep).
     fn loom_preemptions(&self, tier: Tier) -> Option<usize> {
         Some(match tier {
             Tier::Quick => 1,
@@ -514,34 +450,6 @@ impl Model for KickModel {
             String::new()
         }
     }
-}
-
-/// `lost-wakeup` at quiescence, for kicked pages (the faults' `unkicked` pages still counted are
-/// not owed an expedition). Let R be the kicked DONTCACHE pages still counted. If R > 0, the
-/// expedition must still be coming (WB_start_dontcache set and a run queued), or the last consume
-/// that cleared the bit must have read every kicked page the writers counted in minus those the
-/// flusher had counted out before it (the budget is not tied to which pages the work writes: the
-/// kick asks for "as many pages as there are dontcache pages", written from the oldest inodes).
-fn lost_wakeup<P: Platform>(wb: &Wb<P>, added: i64, unkicked: i64, last: Option<(i64, i64)>) -> Option<String> {
-    let remaining = wb.stat(WbStatItem::DontcacheDirty).raw_total() - unkicked;
-    let bit = wb.state.test_bit(WB_START_DONTCACHE);
-    if remaining <= 0 || (bit && wb.run_pending()) {
-        return None;
-    }
-    let (budget, removed) = last.unwrap_or((0, 0));
-    let owed = added - removed;
-    if budget >= owed {
-        return None;
-    }
-    let consumes = match last {
-        Some(_) => format!("the last consume that cleared it read {budget} page(s) when {owed} were counted"),
-        None => "no consume ever cleared it".to_string(),
-    };
-    Some(format!(
-        "{remaining} kicked dirty DONTCACHE page(s) remain with WB_start_dontcache {} and {}; {consumes}: they wait for periodic writeback",
-        bit as u8,
-        if wb.run_pending() { "a run queued" } else { "no run queued" },
-    ))
 }
 
 /// `dirty-tracking` at quiescence: every inode with a DIRTY-marked folio has I_DIRTY_PAGES; every
@@ -576,66 +484,52 @@ fn dirty_tracking<P: Platform>(wb: &Wb<P>, inodes: &[Arc<Inode<P>>]) -> Option<S
     (!wrong.is_empty()).then(|| wrong.join("; "))
 }
 
-/// The kinds of worker the flusher's two loom runs are on: every mix (a run on bdi_wq's rescuer
-/// does not consume the kick; kernel: `wb_workfn`'s "don't hog it" branch).
-pub const FLUSHER_RUNS: [[RunOn; 2]; 4] = [
-    [RunOn::Worker, RunOn::Worker],
-    [RunOn::Rescuer, RunOn::Worker],
-    [RunOn::Worker, RunOn::Rescuer],
-    [RunOn::Rescuer, RunOn::Rescuer],
-];
-
-/// The declared loom scope: up to two threads of every role, every sharing and start state, and
-/// every mix of flusher runs.
+/// The declared loom scope: up to two threads of every role, every sharing and start state.
 pub fn kick_scope() -> Vec<Setup> {
-    enumerate(2, &FLUSHER_RUNS.map(|r| r.to_vec()))
+    enumerate(2)
 }
 
-/// The configurations loom runs in `tier`: the whole scope in the scope and deep tiers; in the
-/// quick tier, those with at most one run on the rescuer (two rescuer runs in a row are 42% of
-/// the scope's executions at bound 1: each writes back every dirty inode; the header's "Cost").
-pub fn kick_loom_scope(tier: Tier) -> Vec<Setup> {
-    let mut scope = kick_scope();
-    if tier == Tier::Quick {
-        scope.retain(|s| s.runs.iter().filter(|r| **r == RunOn::Rescuer).count() < 2);
-    }
-    scope
+/// The flusher's bounds per checker and tier. loom: two looks while the other threads run, then
+/// the drain; K = 1 in the quick tier (no two rescuer runs in a row), 2 in the scope and deep tiers.
+/// shuttle: the flusher serves until the others are done, K = 2. At most 2 runs per look and
+/// K + 2 after the others, plus one: a run still queued after that many fails `quiescence`.
+pub fn kick_flusher(checker: Checker, tier: Tier) -> FlusherBounds {
+    let (looks, k) = match (checker, tier) {
+        (Checker::Loom, Tier::Quick) => (2, 1),
+        (Checker::Loom, _) => (2, 2),
+        _ => (0, 2),
+    };
+    let max_runs = if checker == Checker::Loom { 2 * looks + k + 3 } else { 12 };
+    FlusherBounds { looks, rescuer_streak: k, max_runs }
 }
 
 /// The bounds of dontcache-kick per checker. loom: the whole scope (see the header). shuttle:
-/// up to three threads with one operation each, a worker flusher whose every run is on the
-/// rescuer with probability 1/2, configurations drawn. (With two operations each, uniformly
-/// random schedules met the `__mark_inode_dirty` window in only half the seeds at 10,000
-/// executions; with one, every seed of 1 to 10 met it within 800.)
+/// up to three threads with one operation each, configurations drawn. (With two operations each,
+/// uniformly random schedules met the `__mark_inode_dirty` window in only half the seeds at
+/// 10,000 executions; with one, every seed of 1 to 10 met it within 800.)
 pub fn kick_bounds(checker: Checker, tier: Tier) -> KickBounds {
+    let flusher = kick_flusher(checker, tier);
     match checker {
         Checker::Loom => KickBounds {
             max_threads: 2,
             ops: 1,
             nr_cpus: 2,
             batch: 2,
-            flusher: Flusher::Passes,
+            flusher,
+            serve: false,
             one_cpu_pairs: tier != Tier::Quick,
         },
-        _ => KickBounds {
-            max_threads: 3,
-            ops: 1,
-            nr_cpus: 2,
-            batch: 4,
-            flusher: Flusher::Worker { rescuer: true },
-            one_cpu_pairs: true,
-        },
+        _ => KickBounds { max_threads: 3, ops: 1, nr_cpus: 2, batch: 4, flusher, serve: true, one_cpu_pairs: true },
     }
 }
 
-/// The shuttle scope: up to three threads (their configurations drawn per execution; the kind of
-/// each flusher run is drawn by the worker).
+/// The shuttle scope: up to three threads (their configurations drawn per execution).
 pub fn shuttle_kick_scope() -> Vec<Setup> {
-    enumerate(3, &[vec![RunOn::Worker, RunOn::Worker]])
+    enumerate(3)
 }
 
 pub fn kick_model(revision: KickRevision, checker: Checker, tier: Tier) -> KickModel {
-    let setups = if checker == Checker::Loom { kick_loom_scope(tier) } else { shuttle_kick_scope() };
+    let setups = if checker == Checker::Loom { kick_scope() } else { shuttle_kick_scope() };
     KickModel { revision, setups: Arc::new(setups), bounds: kick_bounds(checker, tier) }
 }
 
@@ -697,8 +591,16 @@ impl ModelScenario for DontcacheKick {
             header: include_str!("dontcache_kick.md"),
             properties: &[
                 (
-                    LOST_WAKEUP,
-                    "at the end, kicked dirty DONTCACHE pages remaining (a dontcache-writer's, not a dropbehind-fault's) => WB_start_dontcache set with a run queued, or the last consume that cleared it read every kicked page counted in and not yet counted out",
+                    EXPEDITION,
+                    "every page a dontcache-writer counted and kicked for is written by an immediate flusher run (not one only the timer caused), or a consume in an immediate run after its count read a budget covering every owed page and wrote that budget in full (oldest inodes first, by design)",
+                ),
+                (
+                    QUIESCENCE,
+                    "once the other threads are done, at most K + 2 flusher runs start (K: the fairness bound on consecutive rescuer runs) and no run is left queued",
+                ),
+                (
+                    NO_IDLE_SPIN,
+                    "a flusher run that wrote nothing does not queue itself again for immediate execution (not leaning on K: under memory pressure the rescuer has no such bound)",
                 ),
                 (
                     DIRTY_TRACKING,

@@ -47,6 +47,7 @@ pub mod c11;
 pub mod catalogue;
 pub mod dontcache_accounting;
 pub mod dontcache_kick;
+pub mod flusher;
 pub mod folio_dirty_accounting;
 pub mod foreign_policy;
 pub mod harness;

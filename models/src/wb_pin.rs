@@ -1,43 +1,31 @@
 #![doc = include_str!("wb_pin.md")]
 
 use crate::bounds::Tier;
+use crate::flusher::{flusher_size, Expedition, Flusher, FlusherBounds, FlusherEvent};
 use crate::harness::Model;
 use crate::outcome::{Checker, Violation};
 use crate::scenario::{parse_revision, revision_infos, ModelScenario, ScenarioInfo};
 use crate::scope::{RoleDecl, ScopeDecl};
-use std::sync::atomic::{AtomicI64, Ordering as StdOrdering};
 use std::sync::Arc;
 use wb_core::ctx::{CpuPlan, Ctx, IRQ_ENABLED_UNDER_LOCK};
-use wb_core::dontcache::{filemap_dontcache_kick_writeback, wb_workfn, RunOn};
+use wb_core::dontcache::filemap_dontcache_kick_writeback;
 use wb_core::folio::Folio;
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::Inode;
 use wb_core::page_writeback::filemap_dirty_folio;
 use wb_core::revision::PinRevision;
 use wb_core::revision::Revision;
-use wb_core::sync::{Atomic, Ordering, Platform};
+use wb_core::sync::Platform;
 use wb_core::trace::Trace;
-use wb_core::wb::{
-    cgwb_kill, wb_get, Bdi, Life, Wb, WbStatItem, WorkStart, REFCOUNT, USE_AFTER_FREE, WB_START_DONTCACHE,
-};
+use wb_core::wb::{cgwb_kill, wb_get, Bdi, Wb, REFCOUNT, USE_AFTER_FREE};
 
 pub const NAME: &str = <PinRevision as Revision>::SCENARIO;
-pub use wb_core::property::LOST_WAKEUP;
-const PROPERTIES: &[&str] = &[USE_AFTER_FREE, IRQ_ENABLED_UNDER_LOCK, REFCOUNT, LOST_WAKEUP];
+pub use wb_core::property::{EXPEDITION, NO_IDLE_SPIN, QUIESCENCE};
+const PROPERTIES: &[&str] = &[USE_AFTER_FREE, IRQ_ENABLED_UNDER_LOCK, REFCOUNT, EXPEDITION, QUIESCENCE, NO_IDLE_SPIN];
 
 /// The old (killed) and the new cgroup wb.
 pub const OLD_WB: usize = 1;
 pub const NEW_WB: usize = 2;
-
-/// How the kworker runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kworker {
-    /// A fixed number of passes over the work items (loom).
-    Passes(usize),
-    /// Until the writers and the switcher are done and nothing is queued (shuttle only: it learns
-    /// that through an extra atomic).
-    Worker,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PinConfig {
@@ -45,20 +33,26 @@ pub struct PinConfig {
     pub ops_per_writer: usize,
     pub nr_cpus: usize,
     pub batch: i32,
-    pub kworker: Kworker,
+    pub flusher: FlusherBounds,
+    /// shuttle: the kworker serves until the others are done; loom: its looks, then the drain.
+    pub serve: bool,
 }
 
 impl PinConfig {
-    /// The kworker's passes are the flusher's bound: one in the quick tier, two in the scope and
-    /// deep tiers (one pass already runs each wb's queued run once, after any of the writer's and
-    /// the switcher's steps; a second lets a run start before and another after them).
+    /// The kworker's looks are the flusher's bound: one in the quick tier, two in the scope and
+    /// deep tiers (one look already runs each wb's queued run once, after any of the writer's and
+    /// the switcher's steps; a second lets a run start before and another after them). Its runs
+    /// are on kworkers only: the rescuer is dontcache-kick's subject, and nothing of the switch
+    /// depends on which worker runs a run.
     pub fn loom(tier: Tier) -> PinConfig {
-        let passes = if tier == Tier::Quick { 1 } else { 2 };
-        PinConfig { writers: 1, ops_per_writer: 1, nr_cpus: 2, batch: 4, kworker: Kworker::Passes(passes) }
+        let looks = if tier == Tier::Quick { 1 } else { 2 };
+        let flusher = FlusherBounds { looks, rescuer_streak: 0, max_runs: 4 * looks + 4 };
+        PinConfig { writers: 1, ops_per_writer: 1, nr_cpus: 2, batch: 4, flusher, serve: false }
     }
 
     pub fn shuttle(_tier: Tier) -> PinConfig {
-        PinConfig { writers: 2, ops_per_writer: 2, nr_cpus: 2, batch: 4, kworker: Kworker::Worker }
+        let flusher = FlusherBounds { looks: 0, rescuer_streak: 0, max_runs: 16 };
+        PinConfig { writers: 2, ops_per_writer: 2, nr_cpus: 2, batch: 4, flusher, serve: true }
     }
 
     fn folios(&self) -> usize {
@@ -75,17 +69,6 @@ pub struct PinModel {
 const WRITER_NAMES: [&str; 8] =
     ["writer0", "writer1", "writer2", "writer3", "writer4", "writer5", "writer6", "writer7"];
 
-/// One kworker pass: the queued flusher run of each cgroup wb, if any.
-fn kworker_pass<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, last: &[AtomicI64; 3]) {
-    for id in [OLD_WB, NEW_WB] {
-        let wb = inode.bdi.wb(id);
-        let run = wb_workfn(ctx, wb, &[inode], WorkStart::Queued, RunOn::Worker);
-        if let Some(nr) = run.and_then(|r| r.consumed) {
-            last[wb.id].store(nr, StdOrdering::Relaxed);
-        }
-    }
-}
-
 impl Model for PinModel {
     fn properties(&self) -> &'static [&'static str] {
         PROPERTIES
@@ -95,78 +78,73 @@ impl Model for PinModel {
         let cfg = self.config;
         let rev = self.revision;
         let setup = Ctx::<P>::new(trace.clone(), "setup", CpuPlan::Fixed(0));
-        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 3).with_knobs(rev.knobs()));
+        let bdi = Arc::new(Bdi::<P>::new(2, cfg.nr_cpus, cfg.batch, cfg.writers + 4).with_knobs(rev.knobs()));
         let folios: Vec<_> = (0..cfg.folios()).map(|i| Arc::new(Folio::new(i as u64, 1, true))).collect();
         let inode = Arc::new(Inode::new(0, bdi.clone(), OLD_WB, true, folios));
         wb_get(&setup, bdi.wb(OLD_WB)); // the inode's association reference
         cgwb_kill(&setup, bdi.wb(OLD_WB));
-        let last_consumed = Arc::new([AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)]);
-        let done = Arc::new(P::AtomicUsize::new(0));
+        let kicked = Arc::new(Expedition::new(inode.folios.iter().cloned(), false));
+        let flusher = Arc::new(Flusher::new(cfg.flusher, cfg.writers + 1));
 
         let mut handles = Vec::new();
         for (w, &plan) in plans.iter().enumerate().take(cfg.writers) {
-            let (inode, trace, done) = (inode.clone(), trace.clone(), done.clone());
+            let (inode, trace, kicked, flusher) = (inode.clone(), trace.clone(), kicked.clone(), flusher.clone());
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, WRITER_NAMES[w], plan);
                 for op in 0..cfg.ops_per_writer {
                     let folio = &inode.folios[w * cfg.ops_per_writer + op];
-                    filemap_dirty_folio(&ctx, &inode, folio);
-                    filemap_dontcache_kick_writeback(&ctx, &inode);
+                    flusher.call(|| {
+                        filemap_dirty_folio(&ctx, &inode, folio);
+                        filemap_dontcache_kick_writeback(&ctx, &inode);
+                        kicked.kicked(folio, flusher.epoch());
+                    });
                 }
-                if cfg.kworker == Kworker::Worker {
-                    done.fetch_add(1, Ordering::SeqCst);
-                }
+                flusher.thread_done();
             }));
         }
         {
-            let (inode, trace, done, plan) = (inode.clone(), trace.clone(), done.clone(), plans[cfg.writers]);
+            let (inode, trace, flusher, plan) = (inode.clone(), trace.clone(), flusher.clone(), plans[cfg.writers]);
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
-                if inode_switch_wbs(&ctx, &inode, NEW_WB) {
-                    inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB);
+                if flusher.call(|| inode_switch_wbs(&ctx, &inode, NEW_WB)) {
+                    flusher.call(|| inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB));
                 }
-                if cfg.kworker == Kworker::Worker {
-                    done.fetch_add(1, Ordering::SeqCst);
-                }
+                flusher.thread_done();
             }));
         }
         {
-            let (inode, trace, last, plan) =
-                (inode.clone(), trace.clone(), last_consumed.clone(), plans[cfg.writers + 1]);
-            let busy = cfg.writers + 1;
+            let (inode, trace, kicked, flusher, plan) =
+                (inode.clone(), trace.clone(), kicked.clone(), flusher.clone(), plans[cfg.writers + 1]);
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "kworker", plan);
-                match cfg.kworker {
-                    Kworker::Passes(n) => (0..n).for_each(|_| kworker_pass(&ctx, &inode, &last)),
-                    Kworker::Worker => loop {
-                        let quiet = done.load(Ordering::SeqCst) == busy;
-                        let queued = [OLD_WB, NEW_WB].iter().any(|&id| inode.bdi.wb(id).run_pending());
-                        if queued {
-                            kworker_pass(&ctx, &inode, &last);
-                        } else if quiet {
-                            break;
-                        } else {
-                            P::yield_now();
-                        }
-                    },
+                let wbs = [inode.bdi.wb(OLD_WB), inode.bdi.wb(NEW_WB)];
+                let observe = |e: FlusherEvent<'_>| kicked.observe(e);
+                if cfg.serve {
+                    flusher.serve(&ctx, &wbs, &[&inode], &observe);
+                } else {
+                    (0..cfg.flusher.looks).for_each(|_| flusher.look(&ctx, &wbs, &[&inode], &observe));
                 }
             }));
         }
         handles.into_iter().for_each(P::join);
 
+        let wbs = [bdi.wb(OLD_WB), bdi.wb(NEW_WB)];
+        let ctx = Ctx::<P>::new(trace.clone(), "kworker", plans[cfg.writers + 1]);
+        let observe = |e: FlusherEvent<'_>| kicked.observe(e);
+        if !cfg.serve {
+            flusher.drain(&ctx, &wbs, &[&inode], &observe);
+        }
         let mut violations: Vec<Violation> = Vec::new();
         let mut note = |property: &'static str, message: String| {
             if !violations.iter().any(|v| v.property == property) {
                 violations.push(Violation { property, message });
             }
         };
-        for wb in bdi.wbs().iter().filter(|wb| !wb.is_root()) {
-            if let Some(message) = lost_wakeup(wb, last_consumed[wb.id].load(StdOrdering::Relaxed)) {
-                note(LOST_WAKEUP, message);
-            }
-        }
         for d in trace.detected() {
             note(d.property, d.message);
+        }
+        for v in flusher.violations(&wbs) {
+            note(v.property, v.message);
         }
         for wb in bdi.wbs().iter().filter(|wb| !wb.is_root()) {
             let holders = i64::from(wb.id != OLD_WB) + i64::from(inode.wb_id() == wb.id);
@@ -177,6 +155,10 @@ impl Model for PinModel {
                     format!("wb{} ends with refcnt {count} and {frees} free(s), but has {holders} holder(s)", wb.id),
                 );
             }
+        }
+        let live: Vec<&Wb<P>> = wbs.iter().copied().filter(|wb| wb.life() == wb_core::wb::Life::Live).collect();
+        if let Some(message) = kicked.violation(&ctx, &live, &[&inode]) {
+            note(EXPEDITION, message);
         }
         violations
     }
@@ -228,30 +210,9 @@ impl Model for PinModel {
             ("cpus".to_string(), c.nr_cpus as u64),
             ("batch".to_string(), c.batch as u64),
         ];
-        if let Kworker::Passes(n) = c.kworker {
-            v.push(("kworker_passes".to_string(), n as u64));
-        }
+        v.extend(flusher_size(&c.flusher, c.serve));
         v
     }
-}
-
-/// `lost-wakeup` for one wb at quiescence.
-fn lost_wakeup<P: Platform>(wb: &Wb<P>, last_consumed: i64) -> Option<String> {
-    if wb.life() != Life::Live {
-        return None;
-    }
-    let sum = wb.stat(WbStatItem::DontcacheDirty).raw_total();
-    let bit = wb.state.test_bit(WB_START_DONTCACHE);
-    if sum <= 0 || (bit && wb.run_pending()) || last_consumed >= sum {
-        return None;
-    }
-    Some(format!(
-        "wb{} holds {sum} dirty DONTCACHE page(s) at the end with WB_start_dontcache {} and {}; the last consume on wb{} read {last_consumed}: the pages wait for periodic writeback",
-        wb.id,
-        bit as u8,
-        if wb.run_pending() { "a flusher run queued that will not expedite them" } else { "no flusher run queued" },
-        wb.id
-    ))
 }
 
 /// The declared scope of wb-pin.
@@ -296,7 +257,9 @@ impl ModelScenario for WbPin {
                 (USE_AFTER_FREE, "no stats touched after wb_exit, nothing touched after the RCU-deferred free"),
                 (IRQ_ENABLED_UNDER_LOCK, "interrupts are never re-enabled while an irqsave lock is held"),
                 (REFCOUNT, "no underflow; at the end each wb's count equals its holders and it was freed once iff it has none"),
-                (LOST_WAKEUP, "at the end every live wb with dirty DONTCACHE pages has its kick bit set and a run queued, or its last consume read them"),
+                (EXPEDITION, "every page a writer counted and kicked for is written by an immediate flusher run of the wb that holds it (not one only the timer caused)"),
+                (QUIESCENCE, "once the writer and the switcher are done, at most 2 flusher runs start and no run is left queued"),
+                (NO_IDLE_SPIN, "a flusher run that wrote nothing does not queue itself again for immediate execution"),
             ],
             scope: scope_decl(),
             revisions: revision_infos::<PinRevision>(),

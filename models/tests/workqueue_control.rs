@@ -29,7 +29,7 @@ use std::sync::Arc;
 use wb_core::ctx::Ctx;
 use wb_core::sync::{Loom, Platform};
 use wb_core::trace::Trace;
-use wb_core::wb::{process_one_work, process_one_work_done, wb_wakeup, Bdi, WorkStart, WB_START_DONTCACHE};
+use wb_core::wb::{process_one_work, process_one_work_done, wb_wakeup, Bdi, WB_START_DONTCACHE};
 
 /// Runs the worker starts in a row at most (a run that never clears PENDING would loop).
 const MAX_RUNS: usize = 3;
@@ -43,7 +43,7 @@ type LastRun = Arc<std::sync::atomic::AtomicUsize>;
 fn run_queued(ctx: &Ctx<Loom>, bdi: &Bdi<Loom>, last: &LastRun) -> usize {
     let wb = bdi.wb(0);
     let mut runs = 0;
-    while runs < MAX_RUNS && process_one_work(ctx, wb, WorkStart::Queued).is_some() {
+    while runs < MAX_RUNS && process_one_work(ctx, wb).is_some() {
         runs += 1;
         let saw = wb.state.test_bit(WB_START_DONTCACHE);
         last.store(1 + usize::from(saw), Relaxed);
@@ -130,14 +130,14 @@ fn after_a_run_with(
     let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 8, 3));
     let worker = task(&trace, "worker", 0);
     wb_wakeup(&worker, bdi.wb(0));
-    assert_eq!(process_one_work(&worker, bdi.wb(0), WorkStart::Queued), Some(true), "the queued run did not start");
+    assert_eq!(process_one_work(&worker, bdi.wb(0)), Some(true), "the queued run did not start");
     let other = {
         let (trace, bdi) = (trace.clone(), bdi.clone());
         Loom::spawn(move || during(&task(&trace, name, 0), &bdi))
     };
     Loom::join(other);
     process_one_work_done(&worker, bdi.wb(0));
-    let next = process_one_work(&worker, bdi.wb(0), WorkStart::Queued);
+    let next = process_one_work(&worker, bdi.wb(0));
     if next.is_some() {
         process_one_work_done(&worker, bdi.wb(0));
     }
@@ -168,11 +168,49 @@ fn control_workqueue_a_queued_run_waits_for_the_executing_one() {
     let explored = explore(Some(3), || {
         let second = after_a_run_with("second_worker", |ctx, bdi| {
             wb_wakeup(ctx, bdi.wb(0));
-            let during = process_one_work(ctx, bdi.wb(0), WorkStart::Queued);
+            let during = process_one_work(ctx, bdi.wb(0));
             assert_eq!(during, None, "a second run of wb->dwork started while the first was executing");
         });
         assert_eq!(second, Some(true), "the run queued during the first did not start after it ended");
         false
     });
     assert!(explored.executions >= 1, "{explored:?}");
+}
+
+/// The timer `wb_wakeup_delayed` arms against `wb_wakeup` (`queue_delayed_work` against
+/// `mod_delayed_work(.., 0)`), sequentially on the std platform, in both directions.
+/// - Too weak: an armed timer, then `wb_wakeup`: the run that starts is an immediate one and no
+///   timer is left to fire (fails if `wb_wakeup` leaves the timer armed, or the run counts as the
+///   timer's: a kick would then be late by dirty_writeback_interval).
+/// - Too strong: `wb_wakeup_delayed` with a run already queued does not delay it or arm anything
+///   after it; without one it arms the timer, nothing starts until it fires, and the run it
+///   releases is a timer run (fails if the timer queues a run at once).
+#[test]
+fn control_workqueue_the_timer_against_wakeups() {
+    use wb_core::ctx::CpuPlan;
+    use wb_core::sync::Std;
+    use wb_core::wb::{fire_timer, wb_wakeup_delayed};
+    let ctx = Ctx::<Std>::new(Arc::new(Trace::new()), "t", CpuPlan::Fixed(0));
+    let bdi = Bdi::<Std>::new(0, 1, 8, 1);
+    let wb = bdi.wb(0);
+    // Armed, then woken: immediate, nothing left armed.
+    wb_wakeup_delayed(&ctx, wb);
+    assert!(wb.timer_armed() && process_one_work(&ctx, wb).is_none(), "the timer queued a run at once");
+    wb_wakeup(&ctx, wb);
+    assert!(!wb.timer_armed());
+    assert_eq!(process_one_work(&ctx, wb), Some(true), "a woken run is an immediate one");
+    process_one_work_done(&ctx, wb);
+    assert!(!fire_timer(&ctx, wb, || true), "the timer wb_wakeup took back fired");
+    // Queued, then delayed: the queued run stays immediate; nothing armed after it.
+    wb_wakeup(&ctx, wb);
+    wb_wakeup_delayed(&ctx, wb);
+    assert!(!wb.timer_armed());
+    assert_eq!(process_one_work(&ctx, wb), Some(true));
+    process_one_work_done(&ctx, wb);
+    assert!(!wb.timer_armed() && process_one_work(&ctx, wb).is_none());
+    // Armed alone: the run comes only when the timer fires, and it is the timer's.
+    wb_wakeup_delayed(&ctx, wb);
+    assert!(!fire_timer(&ctx, wb, || false) && wb.timer_armed(), "a declined firing changed the state");
+    assert!(fire_timer(&ctx, wb, || true));
+    assert_eq!(process_one_work(&ctx, wb), Some(false), "the timer's run counted as an immediate one");
 }

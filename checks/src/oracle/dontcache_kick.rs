@@ -1,33 +1,48 @@
-//! Reference model of the DONTCACHE kick/consume protocol with the dirty-inode tracking around it
-//! (seed 002 patch 3 over fs/fs-writeback.c, 6.12), every kernel call atomic: a folio dirtied,
-//! an inode marked dirty, a kick, a flusher run (on a worker or on the rescuer).
+//! Reference model of the DONTCACHE kick/consume protocol with the dirty-inode tracking and the
+//! flusher's work item around it (seed 002 patch 3 over fs/fs-writeback.c and kernel/workqueue.c,
+//! 6.12), every kernel call atomic: a folio dirtied, an inode marked dirty, a kick, a flusher run
+//! (on a worker or on the rescuer), the timer firing.
+//!
+//! Two checks use it. The linear driver ([`KickOracle`]) runs every interleaving of whole calls of
+//! each configuration with a flusher that looks at the worklist twice and then drains it, compares
+//! wb-core with the reference after every call, and judges the properties at the end. The
+//! liveness check ([`kick_liveness`]) builds the reference's whole state graph, with the flusher's
+//! runs and the timer as processes of their own and no bound on how many runs happen, and looks
+//! for lassos: fair cycles in which the flusher keeps running (`quiescence`), cycles of runs with
+//! nothing to write when the workqueue owes no fairness (`no-idle-spin`), and states where the
+//! flusher has stopped with a kicked page owed (`expedition`) or the lists wrong (`dirty-tracking`).
 
+use super::liveness::{Graph, Lasso, Query, System};
 use super::percpu_counter::RefPercpu;
 use super::{placements, Oracle, Program};
 use crate::differential::CoreKick;
 use wb_core::trace::Step;
 use wb_core::wb::wb_stat_batch_for;
 use wb_models::bounds::Tier;
-use wb_models::dontcache_kick::{self, FolioOf, Role, Setup, DIRTY_TRACKING, LOST_WAKEUP};
+use wb_models::dontcache_kick::{self, FolioOf, Role, Setup, DIRTY_TRACKING, EXPEDITION, NO_IDLE_SPIN, QUIESCENCE};
+use wb_models::outcome::Counterexample;
 
-use wb_core::dontcache::RunOn;
 use wb_core::revision::KickRevision;
 pub use wb_models::dontcache_kick::NAME;
 
 /// What a revision does, in this model's own terms (not wb-core's knobs).
-/// Sequentially the posted and folded kicks are the same call, the writer's barrier has no effect,
-/// and the late clear is indistinguishable from the early one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Sequentially the posted and folded kicks are the same call, the writer's and the fix's barriers
+/// have no effect, and the late clear is indistinguishable from the early one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RefKnobs {
     pub budget: Budget,
     /// The kick tests `wb_has_dirty_io` first (v5..v7).
     pub dirty_io_guard: bool,
-    /// `wb_workfn` ends with a `wb_wakeup` while the kick bit is set (our rescuer fix).
-    pub requeue_pending_kick: bool,
+    /// When `wb_workfn` ends with a `wb_wakeup` for a kick still pending.
+    pub requeue: RefRequeue,
+    /// The consume sets the kick again when its writeback wrote fewer pages than its budget.
+    pub keep_short: bool,
+    /// The wb's first dirty inode wakes a pending kick (else it only arms the timer).
+    pub first_dirty_wakes: bool,
 }
 
 /// What a consume computes its budget from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Budget {
     /// `wb_stat_sum`: count plus slots.
     Sum,
@@ -35,25 +50,46 @@ pub enum Budget {
     Read,
 }
 
-const V7_KNOBS: RefKnobs = RefKnobs { budget: Budget::Sum, dirty_io_guard: true, requeue_pending_kick: false };
+/// `wb_workfn`'s requeue for a pending kick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RefRequeue {
+    Never,
+    WhileKicked,
+    WhileKickedWithDirtyIo,
+}
+
+const V7_KNOBS: RefKnobs = RefKnobs {
+    budget: Budget::Sum,
+    dirty_io_guard: true,
+    requeue: RefRequeue::Never,
+    keep_short: false,
+    first_dirty_wakes: false,
+};
 
 /// The knobs of a dontcache-kick revision (written out here, not derived from wb-core's).
 pub fn kick_knobs(revision: KickRevision) -> RefKnobs {
     use KickRevision::*;
     let fix = RefKnobs { dirty_io_guard: false, ..V7_KNOBS };
+    let requeue = RefKnobs { requeue: RefRequeue::WhileKicked, ..fix };
+    let hold =
+        RefKnobs { requeue: RefRequeue::WhileKickedWithDirtyIo, keep_short: true, first_dirty_wakes: true, ..fix };
     match revision {
         V7 | V7Posted | V7PostedNoMb | V7NoMb | V5LateClear => V7_KNOBS,
         V5ApproxRead => RefKnobs { budget: Budget::Read, ..V7_KNOBS },
         V7FixKick | V7FixKickPosted => fix,
-        V7FixRescuerRequeue => RefKnobs { requeue_pending_kick: true, ..V7_KNOBS },
-        V7FixKickRequeue | V7FixKickPostedRequeue | V7FixKickPostedRequeueNoMb | V7FixKickRequeueNoMb => {
-            RefKnobs { requeue_pending_kick: true, ..fix }
-        }
+        V7FixRescuerRequeue => RefKnobs { requeue: RefRequeue::WhileKicked, ..V7_KNOBS },
+        V7FixKickRequeue | V7FixKickPostedRequeue | V7FixKickPostedRequeueNoMb | V7FixKickRequeueNoMb => requeue,
+        V7FixKickHold | V7FixKickPostedHold | V7FixKickHoldNoMb => hold,
+        V7FixKickHoldGuard => RefKnobs { dirty_io_guard: true, ..hold },
+        V7FixKickHoldShort => RefKnobs { keep_short: false, ..hold },
+        V7FixKickHoldNoRequeue => RefKnobs { requeue: RefRequeue::Never, ..hold },
+        V7FixKickHoldIdleRequeue => RefKnobs { requeue: RefRequeue::WhileKicked, ..hold },
+        V7FixKickHoldDelayed => RefKnobs { first_dirty_wakes: false, ..hold },
     }
 }
 
 /// The objects of one configuration: per inode, its folios (PG_dropbehind, kicked for; pages),
-/// and whether it starts dirty (its last folio dirty, the inode on `b_dirty`).
+/// and whether it starts dirty (its last folio dirty, the inode on `b_dirty`, the timer armed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KickUniverse {
     pub inodes: Vec<Vec<(FolioOf, i64)>>,
@@ -61,20 +97,42 @@ pub struct KickUniverse {
 }
 
 /// One atomic call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KickOp {
     /// `filemap_dirty_folio` of folio `folio` of inode `inode`, on `cpu`.
     Dirty { inode: usize, folio: usize, cpu: usize },
     /// `__mark_inode_dirty(I_DIRTY_SYNC)`.
     MarkSync { inode: usize },
-    /// `filemap_dontcache_kick_writeback` for `inode`.
-    Kick { inode: usize },
-    /// One flusher run (periodic if nothing is queued), on the rescuer or not.
+    /// `filemap_dontcache_kick_writeback` for `inode`, by the writer of folio `folio`.
+    Kick { inode: usize, folio: usize },
+    /// The run on the worklist, if one is, on the rescuer or a worker.
     Run { rescuer: bool },
+    /// The armed timer fires, if one is armed and no run is on the worklist
+    /// (`dirty_writeback_interval` passes).
+    Fire,
+    /// The flusher looks at the worklist: [`KickOp::Run`], or if nothing is queued
+    /// [`KickOp::Fire`] and then the run it queued.
+    Look { rescuer: bool },
+    /// Runs on workers until nothing is queued (at most [`DRAIN_RUNS`]).
+    Drain,
+}
+
+/// The most runs a [`KickOp::Drain`] makes.
+pub const DRAIN_RUNS: usize = 8;
+
+/// What one flusher run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RanRun {
+    pub rescuer: bool,
+    /// The budget its consume read and the pages that consume's writeback wrote, if it cleared
+    /// the kick.
+    pub consumed: Option<(i64, i64)>,
+    pub wrote: i64,
+    pub requeued: bool,
 }
 
 /// What one call returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum KickResult {
     /// Whether the folio went from clean to dirty.
     Dirtied(bool),
@@ -83,23 +141,31 @@ pub enum KickResult {
     Kicked {
         woke: bool,
     },
-    /// The run had been queued; the budget its consume read, if it consumed the bit.
-    Ran {
-        queued: bool,
-        consumed: Option<i64>,
-    },
+    /// The runs that happened (none if nothing was queued).
+    Ran(Vec<RanRun>),
+    /// Whether a timer fired.
+    Fired(bool),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RefFolio {
     pub dontcache: bool,
     /// A kick follows its dirtying (a dontcache-writer's folio, not a fault's).
     pub kicked: bool,
     pub pages: i64,
     pub dirty: bool,
+    /// Ghost (`expedition`): its writer kicked while its pages were counted, and no run in the
+    /// kick's epoch wrote them or was credited with them since; a timer fired while it was owed;
+    /// it was written only after that.
+    pub owed: bool,
+    pub stale: bool,
+    pub late: bool,
+    /// Ghost: a consume after its count was credited with it (its budget covered it and was
+    /// written in full on older inodes).
+    pub covered: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RefInode {
     pub dirty_sync: bool,
     pub dirty_pages: bool,
@@ -111,23 +177,21 @@ pub struct RefInode {
 }
 
 /// The state every call can observe.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RefKick {
     pub start_dontcache: bool,
     pub has_dirty_io: bool,
-    /// A flusher run is queued and has not started.
+    /// A flusher run is on the worklist.
     pub pending: bool,
+    /// The timer `wb_wakeup_delayed` armed (meaningful only with no run on the worklist).
+    pub timer: bool,
     pub dontcache_dirty: RefPercpu,
     pub inodes: Vec<RefInode>,
     pub clock: usize,
-    /// Kicked DONTCACHE pages counted in and counted out so far; the same for the pages no kick
-    /// follows (the faults').
-    pub added: i64,
-    pub removed: i64,
-    pub unkicked_added: i64,
-    pub unkicked_removed: i64,
-    /// The budget read by the last consume that cleared the bit, and `removed` before that run.
-    pub last_consumed: Option<(i64, i64)>,
+    /// Ghost (`no-idle-spin`): a run wrote nothing and queued itself again with nothing listed.
+    pub idle_requeue: bool,
+    /// Ghost: the run on the worklist is there only because the timer fired.
+    pub timer_run: bool,
     pub knobs: RefKnobs,
 }
 
@@ -140,6 +204,7 @@ impl RefKick {
             start_dontcache: false,
             has_dirty_io: false,
             pending: false,
+            timer: false,
             dontcache_dirty: RefPercpu::new(nr_cpus, batch),
             inodes: universe
                 .inodes
@@ -156,16 +221,17 @@ impl RefKick {
                             kicked: of.kicked,
                             pages,
                             dirty: false,
+                            owed: false,
+                            stale: false,
+                            late: false,
+                            covered: false,
                         })
                         .collect(),
                 })
                 .collect(),
             clock: 0,
-            added: 0,
-            removed: 0,
-            unkicked_added: 0,
-            unkicked_removed: 0,
-            last_consumed: None,
+            idle_requeue: false,
+            timer_run: false,
             knobs,
         };
         for (i, &dirty) in universe.dirty_at_start.iter().enumerate() {
@@ -175,6 +241,20 @@ impl RefKick {
             }
         }
         m
+    }
+
+    /// `wb_wakeup`: a run on the worklist now (an armed timer is taken back).
+    fn wakeup(&mut self) {
+        self.pending = true;
+        self.timer = false;
+        self.timer_run = false;
+    }
+
+    /// `wb_wakeup_delayed`: the timer, unless a run is already pending.
+    fn wakeup_delayed(&mut self) {
+        if !self.pending {
+            self.timer = true;
+        }
     }
 
     fn mark_inode_dirty(&mut self, i: usize, pages: bool) {
@@ -189,17 +269,24 @@ impl RefKick {
             self.clock += 1;
             inode.dirtied_when = self.clock;
             inode.listed = true;
-            self.has_dirty_io = true;
+            if !self.has_dirty_io {
+                self.has_dirty_io = true;
+                if self.knobs.first_dirty_wakes && self.start_dontcache {
+                    self.wakeup();
+                } else {
+                    self.wakeup_delayed();
+                }
+            }
         }
     }
 
     /// The flusher's writeback of `nr` pages from the oldest listed inodes: each written whole
     /// (its DONTCACHE pages counted out on the flusher's CPU), its dirty bits cleared, taken off
-    /// the lists; `has_dirty_io` cleared once the lists are empty.
-    fn writeback(&mut self, nr: i64) {
+    /// the lists; `has_dirty_io` cleared once the lists are empty. Returns the pages written.
+    fn writeback(&mut self, nr: i64) -> i64 {
         let mut order: Vec<usize> = (0..self.inodes.len()).filter(|&i| self.inodes[i].listed).collect();
         order.sort_by_key(|&i| self.inodes[i].dirtied_when);
-        let mut left = nr;
+        let (mut left, mut wrote) = (nr, 0);
         for i in order {
             if left <= 0 {
                 break;
@@ -208,9 +295,13 @@ impl RefKick {
             for f in inode.folios.iter_mut().filter(|f| f.dirty) {
                 f.dirty = false;
                 left -= f.pages;
+                wrote += f.pages;
                 if f.dontcache {
                     self.dontcache_dirty.add(FLUSHER_CPU, -f.pages);
-                    *if f.kicked { &mut self.removed } else { &mut self.unkicked_removed } += f.pages;
+                }
+                if f.owed {
+                    f.owed = false;
+                    f.late |= f.stale;
                 }
             }
             inode.dirty_sync = false;
@@ -220,6 +311,86 @@ impl RefKick {
         if self.inodes.iter().all(|i| !i.listed) {
             self.has_dirty_io = false;
         }
+        wrote
+    }
+
+    /// One run of the queued work, if one is queued.
+    fn run(&mut self, rescuer: bool) -> Option<RanRun> {
+        if !std::mem::replace(&mut self.pending, false) {
+            return None;
+        }
+        self.timer = false;
+        self.timer_run = false;
+        let (consumed, wrote) = if rescuer {
+            (None, self.writeback(1024))
+        } else if std::mem::replace(&mut self.start_dontcache, false) {
+            let nr = match self.knobs.budget {
+                Budget::Sum => self.dontcache_dirty.sum_positive(),
+                Budget::Read => self.dontcache_dirty.read_positive(),
+            };
+            // Kicked pages counted before the writeback (the call is atomic, so every count came
+            // before the consume), owed or with their kick still to come.
+            let owed: Vec<(usize, usize)> = self.counted_kicked();
+            let wrote = if nr != 0 { self.writeback(nr) } else { 0 };
+            let owed_pages: i64 = owed.iter().map(|&(i, f)| self.inodes[i].folios[f].pages).sum();
+            if nr >= owed_pages && wrote >= nr {
+                // The budget covered them and was spent in full, oldest inodes first: the design.
+                for (i, f) in owed {
+                    let f = &mut self.inodes[i].folios[f];
+                    f.owed = false;
+                    f.covered = true;
+                }
+            }
+            if self.knobs.keep_short && wrote < nr {
+                self.start_dontcache = true;
+            }
+            (Some((nr, wrote)), wrote)
+        } else {
+            (None, 0)
+        };
+        let requeued = match self.knobs.requeue {
+            RefRequeue::Never => false,
+            RefRequeue::WhileKicked => self.start_dontcache,
+            RefRequeue::WhileKickedWithDirtyIo => self.start_dontcache && self.has_dirty_io,
+        };
+        if requeued {
+            self.wakeup();
+            if wrote == 0 && !self.has_dirty_io {
+                self.idle_requeue = true;
+            }
+        } else if self.has_dirty_io {
+            self.wakeup_delayed();
+        }
+        Some(RanRun { rescuer, consumed, wrote, requeued })
+    }
+
+    /// The kicked folios still dirty (counted), except the owed ones a timer made late.
+    fn counted_kicked(&self) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for (i, inode) in self.inodes.iter().enumerate() {
+            for (f, folio) in inode.folios.iter().enumerate() {
+                if folio.kicked && folio.dirty && !(folio.owed && folio.stale) {
+                    v.push((i, f));
+                }
+            }
+        }
+        v
+    }
+
+    /// The timer fires: time passes, so every page still owed is late.
+    fn fire(&mut self) -> bool {
+        if self.pending || !self.timer {
+            return false;
+        }
+        self.timer = false;
+        self.pending = true;
+        self.timer_run = true;
+        for f in self.inodes.iter_mut().flat_map(|i| i.folios.iter_mut()) {
+            if f.owed {
+                f.stale = true;
+            }
+        }
+        true
     }
 
     pub fn apply(&mut self, op: KickOp) -> KickResult {
@@ -230,10 +401,10 @@ impl RefKick {
                     return KickResult::Dirtied(false);
                 }
                 f.dirty = true;
+                f.covered = false;
                 if f.dontcache {
                     let pages = f.pages;
                     self.dontcache_dirty.add(cpu, pages);
-                    *if f.kicked { &mut self.added } else { &mut self.unkicked_added } += pages;
                 }
                 self.mark_inode_dirty(inode, true);
                 KickResult::Dirtied(true)
@@ -242,58 +413,76 @@ impl RefKick {
                 self.mark_inode_dirty(inode, false);
                 KickResult::Marked
             }
-            KickOp::Kick { .. } => {
+            KickOp::Kick { inode, folio } => {
                 let woke = (!self.knobs.dirty_io_guard || self.has_dirty_io) && !self.start_dontcache;
                 if woke {
                     self.start_dontcache = true;
-                    self.pending = true;
+                    self.wakeup();
+                }
+                // The kick has returned: its writer's pages, if still counted, are owed, unless a
+                // consume after their count was credited with them.
+                let f = &mut self.inodes[inode].folios[folio];
+                if f.dirty && !f.owed && !f.covered {
+                    f.owed = true;
+                    f.stale = false;
                 }
                 KickResult::Kicked { woke }
             }
-            KickOp::Run { rescuer } => {
-                let queued = std::mem::replace(&mut self.pending, false);
-                let removed_before = self.removed;
-                let consumed = if rescuer {
-                    self.writeback(1024);
-                    None
-                } else {
-                    std::mem::replace(&mut self.start_dontcache, false).then(|| {
-                        let nr = match self.knobs.budget {
-                            Budget::Sum => self.dontcache_dirty.sum_positive(),
-                            Budget::Read => self.dontcache_dirty.read_positive(),
-                        };
-                        if nr != 0 {
-                            self.writeback(nr);
-                        }
-                        nr
-                    })
-                };
-                if let Some(nr) = consumed {
-                    self.last_consumed = Some((nr, removed_before));
+            KickOp::Run { rescuer } => KickResult::Ran(self.run(rescuer).into_iter().collect()),
+            KickOp::Fire => KickResult::Fired(self.fire()),
+            KickOp::Look { rescuer } => {
+                if let Some(r) = self.run(rescuer) {
+                    return KickResult::Ran(vec![r]);
                 }
-                if self.knobs.requeue_pending_kick && self.start_dontcache {
-                    self.pending = true;
+                KickResult::Ran(if self.fire() { self.run(rescuer).into_iter().collect() } else { Vec::new() })
+            }
+            KickOp::Drain => {
+                let mut runs = Vec::new();
+                while runs.len() < DRAIN_RUNS {
+                    let Some(r) = self.run(false) else { break };
+                    runs.push(r);
                 }
-                KickResult::Ran { queued, consumed }
+                KickResult::Ran(runs)
             }
         }
     }
 
-    /// `lost-wakeup` at quiescence (the scenario's definition, for kicked pages): `None` if it
-    /// holds.
-    pub fn lost_wakeup(&self) -> Option<String> {
-        let remaining = self.dontcache_dirty.sum() - (self.unkicked_added - self.unkicked_removed);
-        if remaining <= 0 || (self.start_dontcache && self.pending) {
+    /// `expedition` once the flusher has stopped: `None` if it holds.
+    pub fn expedition(&self) -> Option<String> {
+        let folios = || {
+            self.inodes.iter().enumerate().flat_map(|(i, n)| n.folios.iter().enumerate().map(move |(f, x)| (i, f, x)))
+        };
+        let owed: Vec<String> =
+            folios().filter(|(_, _, f)| f.owed).map(|(i, f, _)| format!("inode {i} folio {f}")).collect();
+        let late: Vec<String> =
+            folios().filter(|(_, _, f)| f.late).map(|(i, f, _)| format!("inode {i} folio {f}")).collect();
+        if owed.is_empty() && late.is_empty() {
             return None;
         }
-        let (budget, removed) = self.last_consumed.unwrap_or((0, 0));
-        let owed = self.added - removed;
-        (budget < owed).then(|| {
-            format!(
-                "{remaining} kicked dirty DONTCACHE page(s) remain, WB_start_dontcache {} with no run queued; the last consume read {budget} when {owed} were counted",
-                self.start_dontcache as u8
-            )
-        })
+        let mut parts = Vec::new();
+        if !owed.is_empty() {
+            parts.push(format!(
+                "{} kicked and still owed an expedition when the flusher stopped (WB_start_dontcache {}, timer armed {})",
+                owed.join(", "),
+                self.start_dontcache as u8,
+                self.timer as u8
+            ));
+        }
+        if !late.is_empty() {
+            parts.push(format!("{} written only after a timer fired", late.join(", ")));
+        }
+        Some(parts.join("; "))
+    }
+
+    /// `no-idle-spin`: `None` if it holds.
+    pub fn idle_spin(&self) -> Option<String> {
+        self.idle_requeue
+            .then(|| "a run wrote nothing and queued itself again with nothing on the I/O lists".to_string())
+    }
+
+    /// `quiescence` once the other threads are done and the flusher has drained: `None` if it holds.
+    pub fn quiescence(&self) -> Option<String> {
+        self.pending.then(|| format!("a run is still queued after {DRAIN_RUNS} runs of the drain"))
     }
 
     /// `dirty-tracking` at quiescence: `None` if it holds.
@@ -309,18 +498,33 @@ impl RefKick {
                 .then(|| format!("WB_has_dirty_io is {} with lists non-empty = {listed}", self.has_dirty_io as u8)),
         }
     }
+
+    /// The same state with `dirtied_when` renumbered by rank among the listed inodes (0 for the
+    /// others) and the clock at the largest: the order is all writeback reads, so states that
+    /// differ only in absolute ticks behave alike (a finite graph for [`kick_liveness`]).
+    fn normalized(mut self) -> Self {
+        let mut listed: Vec<usize> = (0..self.inodes.len()).filter(|&i| self.inodes[i].listed).collect();
+        listed.sort_by_key(|&i| self.inodes[i].dirtied_when);
+        for inode in self.inodes.iter_mut() {
+            inode.dirtied_when = 0;
+        }
+        for (rank, &i) in listed.iter().enumerate() {
+            self.inodes[i].dirtied_when = rank + 1;
+        }
+        self.clock = listed.len();
+        self
+    }
 }
 
 /// The size of the `dontcache-kick` oracle runs: every configuration of the scenario's loom scope,
-/// each thread running `ops` operations, the flusher three runs (a worker run, then the
-/// configuration's two, each on a worker or on the rescuer), every CPU for each
-/// DONTCACHE writer. The batch is the kernel's WB_STAT_BATCH for 2 CPUs (16): with one-page folios
-/// no add reaches the fold; the proptest comparison (checks/tests) draws folio sizes beyond the
-/// batch and covers it.
+/// each thread running `ops` operations, the flusher two looks (each on a worker or on the
+/// rescuer) and a drain, every CPU for each DONTCACHE adder. The batch is the kernel's
+/// WB_STAT_BATCH for 2 CPUs (16): with one-page folios no add reaches the fold; the proptest
+/// comparison (checks/tests) draws folio sizes beyond the batch and covers it.
 #[derive(Debug, Clone, Copy)]
 pub struct KickOracleConfig {
     pub ops: usize,
-    pub flusher_runs: usize,
+    pub looks: usize,
     pub nr_cpus: usize,
     pub batch: i32,
 }
@@ -330,7 +534,7 @@ impl KickOracleConfig {
         let nr_cpus = 2;
         KickOracleConfig {
             ops: if tier == Tier::Quick { 1 } else { 2 },
-            flusher_runs: 3,
+            looks: 2,
             nr_cpus,
             batch: wb_stat_batch_for(nr_cpus),
         }
@@ -345,11 +549,24 @@ pub fn kick_universe(setup: &Setup) -> KickUniverse {
     }
 }
 
-/// The flusher's runs in an oracle program, each on the rescuer or not: a worker run, then the
-/// configuration's two (so a rescuer run can be the last).
-fn rescuer_runs(setup: &Setup, cfg: &KickOracleConfig) -> Vec<bool> {
-    let runs: Vec<bool> = setup.runs.iter().map(|r| *r == RunOn::Rescuer).collect();
-    std::iter::repeat_n(false, cfg.flusher_runs.saturating_sub(runs.len())).chain(runs).collect()
+/// The calls of each thread of `setup` (`ops` times its role's calls), DONTCACHE adders on `cpus`.
+fn thread_calls(setup: &Setup, cpus: &[usize], ops: usize) -> Vec<Vec<KickOp>> {
+    let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role.adds()).collect();
+    setup
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let cpu = dc.iter().position(|&d| d == k).map_or(0, |j| cpus[j]);
+            let dirty = KickOp::Dirty { inode: t.inode, folio: t.folio, cpu };
+            let calls: Vec<KickOp> = match t.role {
+                Role::Dontcache => vec![dirty, KickOp::Kick { inode: t.inode, folio: t.folio }],
+                Role::Buffered | Role::DropbehindFault => vec![dirty],
+                Role::InodeDirtier => vec![KickOp::MarkSync { inode: t.inode }],
+            };
+            calls.iter().copied().cycle().take(calls.len() * ops).collect()
+        })
+        .collect()
 }
 
 /// The oracle of `dontcache-kick`.
@@ -375,33 +592,21 @@ impl Oracle for KickOracle {
         let cfg = KickOracleConfig::for_tier(tier);
         let mut programs = Vec::new();
         for setup in dontcache_kick::kick_scope() {
-            let dc: Vec<usize> = (0..setup.threads.len()).filter(|&k| setup.threads[k].role.adds()).collect();
-            for cpus in placements(dc.len(), cfg.nr_cpus) {
-                let mut threads: Vec<Vec<KickOp>> = setup
-                    .threads
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| {
-                        let cpu = dc.iter().position(|&d| d == k).map_or(0, |j| cpus[j]);
-                        let dirty = KickOp::Dirty { inode: t.inode, folio: t.folio, cpu };
-                        let calls: Vec<KickOp> = match t.role {
-                            Role::Dontcache => vec![dirty, KickOp::Kick { inode: t.inode }],
-                            Role::Buffered | Role::DropbehindFault => vec![dirty],
-                            Role::InodeDirtier => vec![KickOp::MarkSync { inode: t.inode }],
-                        };
-                        calls.iter().copied().cycle().take(calls.len() * cfg.ops).collect()
-                    })
-                    .collect();
-                threads.push(rescuer_runs(&setup, &cfg).into_iter().map(|rescuer| KickOp::Run { rescuer }).collect());
-                let placement =
-                    dc.iter().zip(&cpus).map(|(k, c)| format!("thread{k} cpu{c}")).collect::<Vec<_>>().join(", ");
-                programs.push(Program {
-                    configuration: setup.label(),
-                    placement,
-                    threads,
-                    epilogue: Vec::new(),
-                    setup: KickProgram { universe: kick_universe(&setup), setup: setup.clone(), cfg },
-                });
+            let adders = setup.threads.iter().filter(|t| t.role.adds()).count();
+            for cpus in placements(adders, cfg.nr_cpus) {
+                for kinds in 0..1usize << cfg.looks {
+                    let mut threads = thread_calls(&setup, &cpus, cfg.ops);
+                    threads.push((0..cfg.looks).map(|l| KickOp::Look { rescuer: kinds >> l & 1 == 1 }).collect());
+                    let placement =
+                        cpus.iter().enumerate().map(|(k, c)| format!("adder{k} cpu{c}")).collect::<Vec<_>>().join(", ");
+                    programs.push(Program {
+                        configuration: setup.label(),
+                        placement,
+                        threads,
+                        epilogue: vec![KickOp::Drain],
+                        setup: KickProgram { universe: kick_universe(&setup), setup: setup.clone(), cfg },
+                    });
+                }
             }
         }
         programs
@@ -415,7 +620,8 @@ impl Oracle for KickOracle {
                 dontcache_kick::kick_scope().iter().map(|s| s.threads.len()).max().unwrap_or(0) as u64,
             ),
             ("ops_per_thread".into(), cfg.ops as u64),
-            ("flusher_runs".into(), cfg.flusher_runs as u64),
+            ("flusher_looks".into(), cfg.looks as u64),
+            ("drain_runs".into(), DRAIN_RUNS as u64),
             ("cpus".into(), cfg.nr_cpus as u64),
             ("batch".into(), cfg.batch as u64),
         ]
@@ -432,8 +638,9 @@ impl Oracle for KickOracle {
     fn apply_reference(&self, r: &mut Self::Reference, p: &KickProgram, thread: usize, op: KickOp) -> Step {
         let before = r.0.clone();
         let result = r.0.apply(op);
+        let step = describe(&p.setup, thread, op, &result, &before, &r.0);
         r.1 = Some(result);
-        describe(&p.setup, thread, op, result, &before, &r.0)
+        step
     }
 
     fn apply_core(&self, c: &mut Self::Core, _: usize, op: KickOp) {
@@ -451,25 +658,33 @@ impl Oracle for KickOracle {
     }
 
     fn violated(&self, r: &Self::Reference, _: &KickProgram) -> Vec<(&'static str, String)> {
-        [(LOST_WAKEUP, r.0.lost_wakeup()), (DIRTY_TRACKING, r.0.dirty_tracking())]
-            .into_iter()
-            .filter_map(|(p, m)| Some((p, m?)))
-            .collect()
+        [
+            (EXPEDITION, r.0.expedition()),
+            (QUIESCENCE, r.0.quiescence()),
+            (NO_IDLE_SPIN, r.0.idle_spin()),
+            (DIRTY_TRACKING, r.0.dirty_tracking()),
+        ]
+        .into_iter()
+        .filter_map(|(p, m)| Some((p, m?)))
+        .collect()
     }
 }
 
 /// One reference step as a trace step with the values involved.
-fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before: &RefKick, after: &RefKick) -> Step {
+fn describe(setup: &Setup, thread: usize, op: KickOp, result: &KickResult, before: &RefKick, after: &RefKick) -> Step {
     let who = setup.threads.get(thread).map_or("flusher".to_string(), |t| format!("{}{thread}", t.role.name()));
     let step = |function: &str, detail: String| Step::new(who.clone(), function, detail);
     let c = &after.dontcache_dirty;
     match (op, result) {
         (KickOp::Dirty { inode, folio, cpu }, KickResult::Dirtied(became)) => step(
             "filemap_dirty_folio",
-            if became {
+            if *became {
                 format!(
-                    "inode {inode} folio {folio} dirtied on cpu{cpu}: WB_DONTCACHE_DIRTY count {} slots {:?}; WB_has_dirty_io {}",
-                    c.count, c.slots, after.has_dirty_io as u8
+                    "inode {inode} folio {folio} dirtied on cpu{cpu}: WB_DONTCACHE_DIRTY count {} slots {:?}; WB_has_dirty_io {}{}",
+                    c.count,
+                    c.slots,
+                    after.has_dirty_io as u8,
+                    wakeup_note(before, after)
                 )
             } else {
                 format!("inode {inode} folio {folio} already dirty")
@@ -477,11 +692,16 @@ fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before
         ),
         (KickOp::MarkSync { inode }, _) => step(
             "__mark_inode_dirty",
-            format!("inode {inode} I_DIRTY_SYNC; on the lists {}; WB_has_dirty_io {}", after.inodes[inode].listed as u8, after.has_dirty_io as u8),
+            format!(
+                "inode {inode} I_DIRTY_SYNC; on the lists {}; WB_has_dirty_io {}{}",
+                after.inodes[inode].listed as u8,
+                after.has_dirty_io as u8,
+                wakeup_note(before, after)
+            ),
         ),
         (KickOp::Kick { .. }, KickResult::Kicked { woke }) => step(
             "filemap_dontcache_kick_writeback",
-            if woke {
+            if *woke {
                 "WB_start_dontcache 0 -> 1, wb_wakeup queues a run".into()
             } else {
                 format!(
@@ -490,30 +710,247 @@ fn describe(setup: &Setup, thread: usize, op: KickOp, result: KickResult, before
                 )
             },
         ),
-        (KickOp::Run { rescuer }, KickResult::Ran { queued, consumed }) => step(
+        (KickOp::Fire, KickResult::Fired(fired)) => step(
+            "delayed_work_timer_fn",
+            if *fired { "the timer fires: a run queued".into() } else { "no timer armed".into() },
+        ),
+        (KickOp::Run { .. } | KickOp::Look { .. } | KickOp::Drain, KickResult::Ran(runs)) => step(
             "wb_workfn",
-            match (rescuer, consumed) {
-                (true, _) => format!(
-                    "{} run on the rescuer: writeback_inodes_wb, WB_start_dontcache stays {}; run queued after: {}",
-                    if queued { "queued" } else { "periodic" },
+            if runs.is_empty() {
+                "nothing queued, no timer to fire".to_string()
+            } else {
+                let fired = matches!(op, KickOp::Look { .. }) && !before.pending;
+                let runs: Vec<String> = runs.iter().map(describe_run).collect();
+                format!(
+                    "{}{}; after: WB_start_dontcache {}, count {} slots {:?}, WB_has_dirty_io {}, run queued {}, timer {}",
+                    if fired { "the timer fires; " } else { "" },
+                    runs.join("; "),
                     after.start_dontcache as u8,
-                    after.pending as u8
-                ),
-                (false, Some(nr)) => format!(
-                    "{} run; wb_check_start_dontcache: WB_start_dontcache 1 -> 0; budget read = {nr}; after writeback count {} slots {:?}, WB_has_dirty_io {}",
-                    if queued { "queued" } else { "periodic" },
                     c.count,
                     c.slots,
-                    after.has_dirty_io as u8
-                ),
-                (false, None) => format!(
-                    "{} run; WB_start_dontcache = 0 -> nothing to do",
-                    if queued { "queued" } else { "periodic" }
-                ),
+                    after.has_dirty_io as u8,
+                    after.pending as u8,
+                    after.timer as u8
+                )
             },
         ),
         (op, result) => step("?", format!("{op:?} -> {result:?}")),
     }
+}
+
+fn describe_run(r: &RanRun) -> String {
+    let on = if r.rescuer { "run on the rescuer" } else { "run on a worker" };
+    let what = match r.consumed {
+        Some((nr, wrote)) => format!("wb_check_start_dontcache: WB_start_dontcache 1 -> 0, budget {nr}, wrote {wrote}"),
+        None if r.rescuer => format!("writeback_inodes_wb wrote {}", r.wrote),
+        None => "WB_start_dontcache = 0: nothing to consume".into(),
+    };
+    format!("{on}: {what}{}", if r.requeued { "; requeued (wb_wakeup)" } else { "" })
+}
+
+fn wakeup_note(before: &RefKick, after: &RefKick) -> &'static str {
+    match (before.pending, after.pending, before.timer || before.pending, after.timer) {
+        (false, true, _, _) => "; first dirty inode: WB_start_dontcache set -> wb_wakeup",
+        (_, false, false, true) => "; first dirty inode: wb_wakeup_delayed arms the timer",
+        _ => "",
+    }
+}
+
+/// The reference's state graph for one program: the threads' calls in any order, the flusher's
+/// runs (on a worker or on the rescuer) whenever one is queued, and the timer whenever it is
+/// armed, with no bound on the runs.
+struct KickSystem {
+    threads: Vec<Vec<KickOp>>,
+    initial: RefKick,
+}
+
+/// The processes of [`KickSystem`] after the threads: a worker, the rescuer, the timer.
+const WORKER: usize = 0;
+const RESCUER: usize = 1;
+const TIMER: usize = 2;
+
+impl KickSystem {
+    fn worker(&self) -> usize {
+        self.threads.len() + WORKER
+    }
+    fn rescuer(&self) -> usize {
+        self.threads.len() + RESCUER
+    }
+    fn timer(&self) -> usize {
+        self.threads.len() + TIMER
+    }
+}
+
+/// A state of [`KickSystem`]: the reference and each thread's next call.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct KickState {
+    model: RefKick,
+    pcs: Vec<usize>,
+}
+
+/// A transition of [`KickSystem`]: the call, and for a run whether only the timer released it.
+type KickAction = (KickOp, bool);
+
+impl System for KickSystem {
+    type State = KickState;
+    type Action = KickAction;
+
+    fn initial(&self) -> KickState {
+        KickState { model: self.initial.clone().normalized(), pcs: vec![0; self.threads.len()] }
+    }
+
+    fn successors(&self, s: &KickState) -> Vec<(usize, KickAction, KickState)> {
+        let mut out = Vec::new();
+        let step = |f: &dyn Fn(&mut RefKick)| {
+            let mut next = s.clone();
+            f(&mut next.model);
+            next.model = next.model.normalized();
+            next
+        };
+        for (t, calls) in self.threads.iter().enumerate() {
+            if let Some(&op) = calls.get(s.pcs[t]) {
+                let mut next = step(&|m| {
+                    m.apply(op);
+                });
+                next.pcs[t] += 1;
+                out.push((t, (op, false), next));
+            }
+        }
+        if s.model.pending {
+            for (p, rescuer) in [(self.worker(), false), (self.rescuer(), true)] {
+                let next = step(&|m| {
+                    m.run(rescuer);
+                });
+                out.push((p, (KickOp::Run { rescuer }, s.model.timer_run), next));
+            }
+        } else if s.model.timer {
+            let next = step(&|m| {
+                m.fire();
+            });
+            out.push((self.timer(), (KickOp::Fire, false), next));
+        }
+        out
+    }
+}
+
+/// The most states the liveness check explores per program.
+const MAX_STATES: usize = 2_000_000;
+
+/// The liveness check of `dontcache-kick` for `revision` at `tier`: per program of the oracle's
+/// scope, the reference's state graph, and in it (first found per property, with the lasso or
+/// the path as its steps): a cycle the flusher keeps running in under weak fairness of the threads,
+/// the worker and the timer (`quiescence`); a cycle of runs with nothing written and no fairness
+/// for the workqueue (`no-idle-spin`: the rescuer may take every run); and a state where the
+/// threads are done and nothing is queued with a page owed (`expedition`) or the lists wrong
+/// (`dirty-tracking`).
+pub fn kick_liveness(revision: KickRevision, tier: Tier) -> Result<Vec<Counterexample>, String> {
+    let cfg = KickOracleConfig::for_tier(tier);
+    let knobs = kick_knobs(revision);
+    let mut found: Vec<Counterexample> = Vec::new();
+    let mut keep = |cx: Counterexample| {
+        if !found.iter().any(|f| f.property == cx.property) {
+            found.push(cx);
+        }
+    };
+    for setup in dontcache_kick::kick_scope() {
+        let adders = setup.threads.iter().filter(|t| t.role.adds()).count();
+        for cpus in placements(adders, cfg.nr_cpus) {
+            let universe = kick_universe(&setup);
+            let system = KickSystem {
+                threads: thread_calls(&setup, &cpus, cfg.ops),
+                initial: RefKick::new(&universe, cfg.nr_cpus, i64::from(cfg.batch), knobs),
+            };
+            let graph = Graph::explore(&system, MAX_STATES)?;
+            let n = system.threads.len();
+            let threads_done = |s: &KickState| s.pcs.iter().zip(&system.threads).all(|(pc, t)| *pc == t.len());
+            let is_run = |p: usize| p == system.worker() || p == system.rescuer();
+            let fair: Vec<usize> = (0..n).chain([system.worker(), system.timer()]).collect();
+            let writers_and_timer: Vec<usize> = (0..n).chain([system.timer()]).collect();
+            let label = |property: &'static str, message: String, steps: Vec<Step>| {
+                let mut cx = Counterexample::sequential(
+                    property,
+                    message,
+                    "one CPU (the oracle's calls are atomic)".into(),
+                    steps,
+                );
+                cx.configuration = setup.label();
+                cx
+            };
+            let any = |_: &KickState| true;
+            let all_edges = |_: usize, _: &KickAction| true;
+            // The flusher never stops, under fairness: a cycle with a run not released only by
+            // the timer (the timer's runs are the periodic writeback, every 5 s by design).
+            let immediate = |p: usize, a: &KickAction| is_run(p) && !a.1;
+            let q = Query { state: &any, edge: &all_edges, busy: &immediate, weakly_fair: &fair };
+            if let Some(l) = graph.find_lasso(&q) {
+                keep(label(
+                    QUIESCENCE,
+                    "under weak fairness of every thread, the workqueue (a worker eventually runs) and the timer, the flusher runs forever: the lasso's loop repeats".into(),
+                    lasso_steps(&setup, &l),
+                ));
+            }
+            // The spin: runs that write nothing, forever, when the rescuer may take every run.
+            let runs_only = |p: usize, _: &KickAction| is_run(p);
+            let s = Query { state: &any, edge: &runs_only, busy: &runs_only, weakly_fair: &writers_and_timer };
+            if let Some(l) = graph.find_lasso(&s) {
+                keep(label(
+                    NO_IDLE_SPIN,
+                    "with the workqueue owed no fairness (the rescuer takes every run under memory pressure), the flusher's runs write nothing and queue the work again forever: the lasso's loop".into(),
+                    lasso_steps(&setup, &l),
+                ));
+            }
+            let stopped = |s: &KickState| threads_done(s) && !s.model.pending;
+            for (property, judge) in [
+                (EXPEDITION, RefKick::expedition as fn(&RefKick) -> Option<String>),
+                (DIRTY_TRACKING, RefKick::dirty_tracking),
+            ] {
+                if let Some(path) = graph.path_to(|s| stopped(s) && judge(&s.model).is_some()) {
+                    let last = path.steps.last().map_or(&path.start, |s| &s.to);
+                    let message = judge(&last.model).expect("the path ends where the property fails");
+                    let steps = path.steps.iter().map(|st| step_of(&setup, st.process, st.action.0, &st.to)).collect();
+                    keep(label(property, format!("{message} (a state of the unbounded graph)"), steps));
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// One transition of the graph as a trace step.
+fn step_of(setup: &Setup, process: usize, op: KickOp, to: &KickState) -> Step {
+    let n = setup.threads.len();
+    let who = match process.checked_sub(n) {
+        None => format!("{}{process}", setup.threads[process].role.name()),
+        Some(WORKER) => "worker".into(),
+        Some(RESCUER) => "rescuer".into(),
+        Some(_) => "timer".into(),
+    };
+    let m = &to.model;
+    Step::new(
+        who,
+        "oracle",
+        format!(
+            "{op:?}: WB_start_dontcache {}, run queued {}, timer {}, WB_has_dirty_io {}, dirty folios {:?}",
+            m.start_dontcache as u8,
+            m.pending as u8,
+            m.timer as u8,
+            m.has_dirty_io as u8,
+            m.inodes.iter().map(|i| i.folios.iter().filter(|f| f.dirty).count()).collect::<Vec<_>>()
+        ),
+    )
+}
+
+/// A lasso as trace steps: the prefix, a marker, the loop, a marker.
+fn lasso_steps(setup: &Setup, l: &Lasso<KickState, KickAction>) -> Vec<Step> {
+    let mut steps: Vec<Step> = l.prefix.iter().map(|s| step_of(setup, s.process, s.action.0, &s.to)).collect();
+    steps.push(Step::new(
+        "lasso".to_string(),
+        "loop",
+        "the loop starts here: the steps below repeat forever".to_string(),
+    ));
+    steps.extend(l.cycle.iter().map(|s| step_of(setup, s.process, s.action.0, &s.to)));
+    steps.push(Step::new("lasso".to_string(), "loop", "back at the loop's first state".to_string()));
+    steps
 }
 
 #[cfg(test)]
@@ -524,67 +961,71 @@ mod tests {
         KickUniverse { inodes: vec![folios.to_vec()], dirty_at_start: vec![false] }
     }
 
+    fn knobs(name: &str) -> RefKnobs {
+        kick_knobs(KickRevision::from_name(name).unwrap())
+    }
+
     #[test]
     fn approximate_budget_misses_pages_in_slots() {
-        let knobs = kick_knobs(KickRevision::from_name("v5-approx-read").unwrap());
-        let mut m = RefKick::new(&one_inode(&[(FolioOf::KICKED, 1)]), 2, 4, knobs);
+        let mut m = RefKick::new(&one_inode(&[(FolioOf::KICKED, 1)]), 2, 4, knobs("v5-approx-read"));
         m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 1 });
-        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: true });
-        assert_eq!(m.apply(KickOp::Run { rescuer: false }), KickResult::Ran { queued: true, consumed: Some(0) });
-        assert!(m.lost_wakeup().is_some());
+        assert_eq!(m.apply(KickOp::Kick { inode: 0, folio: 0 }), KickResult::Kicked { woke: true });
+        let ran = m.apply(KickOp::Run { rescuer: false });
+        assert_eq!(
+            ran,
+            KickResult::Ran(vec![RanRun { rescuer: false, consumed: Some((0, 0)), wrote: 0, requeued: false }])
+        );
+        assert!(m.expedition().is_some());
     }
 
     #[test]
     fn exact_budget_writes_and_depopulates() {
-        let mut m = RefKick::new(
-            &one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]),
-            2,
-            4,
-            kick_knobs(KickRevision::from_name("v7").unwrap()),
+        let mut m = RefKick::new(&one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]), 2, 4, knobs("v7"));
+        m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
+        m.apply(KickOp::Kick { inode: 0, folio: 0 });
+        m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
+        assert_eq!(m.apply(KickOp::Kick { inode: 0, folio: 1 }), KickResult::Kicked { woke: false });
+        let ran = m.apply(KickOp::Run { rescuer: false });
+        assert_eq!(
+            ran,
+            KickResult::Ran(vec![RanRun { rescuer: false, consumed: Some((2, 2)), wrote: 2, requeued: false }])
         );
-        m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
-        m.apply(KickOp::Kick { inode: 0 });
-        m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
-        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
-        assert_eq!(m.apply(KickOp::Run { rescuer: false }), KickResult::Ran { queued: true, consumed: Some(2) });
-        assert!(!m.has_dirty_io && m.lost_wakeup().is_none() && m.dirty_tracking().is_none());
-        // The lists are empty: v7's kick is skipped, the fix's is not.
-        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
+        assert!(!m.has_dirty_io && m.expedition().is_none() && m.dirty_tracking().is_none());
+        // The lists are empty: v7's kick is skipped.
+        assert_eq!(m.apply(KickOp::Kick { inode: 0, folio: 1 }), KickResult::Kicked { woke: false });
     }
 
-    /// A fault's pages are counted and written like a writer's, but attributed apart: they are
-    /// not owed an expedition, and their count-out before a consume is not the writer's.
-    #[test]
-    fn a_fault_counts_in_and_out_apart_from_the_kicked_pages() {
-        let universe = one_inode(&[(FolioOf::FAULT, 1), (FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]);
-        let mut m = RefKick::new(&universe, 2, 4, kick_knobs(KickRevision::from_name("v7").unwrap()));
-        m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
-        assert!(m.lost_wakeup().is_none(), "no kick is owed for a fault's page");
-        m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 1 });
-        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: true });
-        m.apply(KickOp::Run { rescuer: true });
-        assert_eq!((m.removed, m.unkicked_removed, m.start_dontcache, m.pending), (1, 1, true, false));
-        // The rescuer absorbed the wakeup; the next writer's kick finds the bit set.
-        m.apply(KickOp::Dirty { inode: 0, folio: 2, cpu: 0 });
-        assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
-        assert!(m.lost_wakeup().is_some());
-    }
-
+    /// The rescuer absorbs the wakeup; the timer's run writes the page late (v7), unless the run
+    /// requeues for the pending kick.
     #[test]
     fn the_rescuer_absorbs_the_wakeup_unless_the_run_requeues() {
-        for (revision, lost) in [("v7", true), ("v7-fix-rescuer-requeue", false)] {
-            let mut m = RefKick::new(
-                &one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]),
-                2,
-                4,
-                kick_knobs(KickRevision::from_name(revision).unwrap()),
-            );
+        for (revision, owed) in [("v7", true), ("v7-fix-rescuer-requeue", false)] {
+            let mut m = RefKick::new(&one_inode(&[(FolioOf::KICKED, 1), (FolioOf::KICKED, 1)]), 2, 4, knobs(revision));
             m.apply(KickOp::Dirty { inode: 0, folio: 0, cpu: 0 });
-            m.apply(KickOp::Kick { inode: 0 });
+            m.apply(KickOp::Kick { inode: 0, folio: 0 });
             m.apply(KickOp::Run { rescuer: true });
             m.apply(KickOp::Dirty { inode: 0, folio: 1, cpu: 0 });
-            assert_eq!(m.apply(KickOp::Kick { inode: 0 }), KickResult::Kicked { woke: false });
-            assert_eq!(m.lost_wakeup().is_some(), lost, "{revision}");
+            assert_eq!(m.apply(KickOp::Kick { inode: 0, folio: 1 }), KickResult::Kicked { woke: false });
+            m.apply(KickOp::Drain);
+            assert_eq!(m.expedition().is_some(), owed, "{revision}");
+            if owed {
+                assert!(m.timer && m.apply(KickOp::Fire) == KickResult::Fired(true));
+                m.apply(KickOp::Run { rescuer: false });
+                assert!(m.expedition().unwrap().contains("written only after a timer fired"), "{revision}");
+            }
         }
+    }
+
+    /// v7-fix-kick-requeue's rescuer requeues while the kick is set, with nothing to write: the
+    /// unbounded graph has the spin as a lasso; the fix's has none.
+    #[test]
+    fn the_rescuer_spin_is_a_lasso_and_the_fix_has_none() {
+        let spin = kick_liveness(KickRevision::V7FixKickRequeue, Tier::Quick).unwrap();
+        let props: Vec<&str> = spin.iter().map(|c| c.property).collect();
+        assert!(props.contains(&NO_IDLE_SPIN), "{props:?}");
+        let cx = spin.iter().find(|c| c.property == NO_IDLE_SPIN).unwrap();
+        assert!(cx.steps.iter().any(|s| s.thread == "rescuer") && cx.steps.iter().any(|s| s.thread == "lasso"));
+        assert!(!props.contains(&QUIESCENCE), "the rescuer's loop is unfair to the worker: {props:?}");
+        assert!(kick_liveness(KickRevision::V7FixKickHold, Tier::Quick).unwrap().is_empty());
     }
 }

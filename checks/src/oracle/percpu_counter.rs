@@ -14,7 +14,7 @@ use wb_models::percpu_counter::{ADDS, BATCH, NO_LOST_UPDATE, NR_CPUS, QUIESCENT_
 pub use wb_models::percpu_counter::NAME;
 
 /// The sequential meaning of lib/percpu_counter.c with a given batch.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RefPercpu {
     pub count: i64,
     pub slots: Vec<i64>,

@@ -1,6 +1,7 @@
 //! Reference model of the wb-pin scenario, every kernel call atomic: reference counts and the
 //! lifetime of the two cgroup wbs, the inode's association and switch, the kick with its four
-//! pinning shapes, the flusher runs with writeback cleaning, and the scenario's properties.
+//! pinning shapes, the flusher's work items (queued now, or by the timer) and runs with
+//! writeback cleaning, and the scenario's properties.
 
 use super::{Oracle, Program, ONE_CPU};
 use crate::differential::CorePin;
@@ -44,7 +45,9 @@ pub struct RefWb {
     pub frees: u32,
     pub start_dontcache: bool,
     pub has_dirty_io: bool,
+    /// A run on the worklist; the timer armed (meaningful only with none on it).
     pub pending: bool,
+    pub timer: bool,
     pub dontcache_dirty: i64,
 }
 
@@ -52,6 +55,15 @@ pub struct RefWb {
 pub struct RefFolio {
     pub dirty: bool,
     pub tagged: bool,
+    /// Ghost (`expedition`): its writer kicked with it dirty and no run has written it since;
+    /// a timer fired while it was owed; it was written only after that.
+    pub owed: bool,
+    pub stale: bool,
+    pub late: bool,
+}
+
+impl RefFolio {
+    const CLEAN: RefFolio = RefFolio { dirty: false, tagged: false, owed: false, stale: false, late: false };
 }
 
 /// One atomic step.
@@ -59,15 +71,21 @@ pub struct RefFolio {
 pub enum PinOp {
     /// A writer dirties its folio (DONTCACHE, one page).
     Dirty { folio: usize },
-    /// A writer's `filemap_dontcache_kick_writeback`.
-    Kick,
+    /// The `filemap_dontcache_kick_writeback` of the writer of folio `folio`.
+    Kick { folio: usize },
     /// `inode_switch_wbs` to wb 2.
     SwitchBegin,
     /// The switch work.
     SwitchWork,
-    /// The kworker runs wb `wb`'s flusher work if queued.
-    Run { wb: usize },
+    /// The kworker looks at wb `wb`'s work item: runs it if queued, else lets an armed timer fire
+    /// and runs what it queued.
+    Look { wb: usize },
+    /// The kworker runs the queued work of both wbs until none is queued.
+    Drain,
 }
+
+/// The most runs a [`PinOp::Drain`] makes.
+const DRAIN_RUNS: usize = 8;
 
 pub const OLD: usize = 1;
 pub const NEW: usize = 2;
@@ -82,8 +100,6 @@ pub struct RefPin {
     pub switching: bool,
     pub inode_dirty: bool,
     pub folios: Vec<RefFolio>,
-    /// The budget read by the last consume of each wb.
-    pub last_consumed: Vec<i64>,
     /// Properties violated during the run.
     pub detected: BTreeSet<&'static str>,
 }
@@ -99,6 +115,7 @@ impl RefPin {
             start_dontcache: false,
             has_dirty_io: false,
             pending: false,
+            timer: false,
             dontcache_dirty: 0,
         };
         RefPin {
@@ -108,8 +125,7 @@ impl RefPin {
             inode_wb: OLD,
             switching: false,
             inode_dirty: false,
-            folios: vec![RefFolio { dirty: false, tagged: false }; folios],
-            last_consumed: vec![0; 3],
+            folios: vec![RefFolio::CLEAN; folios],
             detected: BTreeSet::new(),
         }
     }
@@ -120,10 +136,11 @@ impl RefPin {
             self.detected.insert("refcount");
         }
         if self.wbs[wb].refs == 0 {
-            // The release: flush a queued run (not a kworker run: its budget is not recorded,
-            // and the wb is about to be freed), then free.
-            self.run(wb, false);
+            // The release: wb_shutdown's mod_delayed_work(0) queues a drain run, flush_delayed_work
+            // runs it, then the wb is freed.
             self.wbs[wb].life = Life::Freed;
+            self.wbs[wb].pending = true;
+            self.run(wb);
             self.wbs[wb].frees += 1;
         }
     }
@@ -131,59 +148,89 @@ impl RefPin {
     fn wake(&mut self, wb: usize) {
         if self.wbs[wb].life == Life::Live {
             self.wbs[wb].pending = true;
+            self.wbs[wb].timer = false;
         }
     }
 
-    fn run(&mut self, wb: usize, record: bool) {
+    fn wake_delayed(&mut self, wb: usize) {
+        if self.wbs[wb].life == Life::Live && !self.wbs[wb].pending {
+            self.wbs[wb].timer = true;
+        }
+    }
+
+    /// One run of `wb`'s queued work, if queued; whether one ran.
+    fn run(&mut self, wb: usize) -> bool {
         if !std::mem::replace(&mut self.wbs[wb].pending, false) {
-            return;
+            return false;
         }
-        if !std::mem::replace(&mut self.wbs[wb].start_dontcache, false) {
-            return;
+        self.wbs[wb].timer = false;
+        if std::mem::replace(&mut self.wbs[wb].start_dontcache, false) {
+            let budget = self.wbs[wb].dontcache_dirty.max(0);
+            // A zero budget starts no writeback; otherwise the one inode, if it is on this wb's
+            // lists, is written whole (a write chunk is at least 1024 pages), cleaned, and taken
+            // off the lists, which empties them.
+            if budget != 0 && self.inode_wb == wb && self.inode_dirty {
+                self.inode_dirty = false;
+                self.wbs[wb].has_dirty_io = false;
+                for f in self.folios.iter_mut().filter(|f| f.dirty) {
+                    let late = f.owed && f.stale;
+                    *f = RefFolio { late: f.late || late, ..RefFolio::CLEAN };
+                    self.wbs[wb].dontcache_dirty -= 1;
+                }
+            }
         }
-        let budget = self.wbs[wb].dontcache_dirty.max(0);
-        if record {
-            self.last_consumed[wb] = budget;
+        if self.wbs[wb].has_dirty_io {
+            self.wake_delayed(wb);
         }
-        // A zero budget starts no writeback; otherwise the one inode, if it is on this wb's
-        // lists, is written whole (a write chunk is at least 1024 pages), cleaned, and taken off
-        // the lists, which empties them.
-        if budget == 0 || self.inode_wb != wb || !self.inode_dirty {
-            return;
+        true
+    }
+
+    /// `wb`'s armed timer fires (time passes: every page still owed is late); whether it fired.
+    fn fire(&mut self, wb: usize) -> bool {
+        let w = &mut self.wbs[wb];
+        if w.life != Life::Live || w.pending || !w.timer {
+            return false;
         }
-        self.inode_dirty = false;
-        self.wbs[wb].has_dirty_io = false;
-        for f in self.folios.iter_mut().filter(|f| f.dirty) {
-            *f = RefFolio { dirty: false, tagged: false };
-            self.wbs[wb].dontcache_dirty -= 1;
+        w.timer = false;
+        w.pending = true;
+        for f in self.folios.iter_mut().filter(|f| f.owed) {
+            f.stale = true;
         }
+        true
     }
 
     pub fn apply(&mut self, op: PinOp) {
         match op {
             PinOp::Dirty { folio } => {
                 if !self.folios[folio].dirty {
-                    self.folios[folio] = RefFolio { dirty: true, tagged: true };
+                    self.folios[folio] = RefFolio { dirty: true, tagged: true, ..self.folios[folio] };
                     let wb = self.inode_wb;
                     self.wbs[wb].dontcache_dirty += 1;
                     if !self.inode_dirty {
                         self.inode_dirty = true;
-                        self.wbs[wb].has_dirty_io = true;
+                        if !self.wbs[wb].has_dirty_io {
+                            self.wbs[wb].has_dirty_io = true;
+                            self.wake_delayed(wb);
+                        }
                     }
                 }
             }
-            PinOp::Kick => {
+            PinOp::Kick { folio } => {
                 let wb = self.inode_wb;
                 let w = &mut self.wbs[wb];
-                if !w.has_dirty_io || w.start_dontcache {
-                    return;
+                if w.has_dirty_io && !w.start_dontcache {
+                    w.start_dontcache = true;
+                    if self.pin == Pin::WakeInSection && self.switching {
+                        // wb_wakeup's spin_unlock_irq inside the locked-mode section.
+                        self.detected.insert("irq-enabled-under-lock");
+                    }
+                    self.wake(wb);
                 }
-                w.start_dontcache = true;
-                if self.pin == Pin::WakeInSection && self.switching {
-                    // wb_wakeup's spin_unlock_irq inside the locked-mode section.
-                    self.detected.insert("irq-enabled-under-lock");
+                let f = &mut self.folios[folio];
+                if f.dirty && !f.owed {
+                    f.owed = true;
+                    f.stale = false;
                 }
-                self.wake(wb);
             }
             PinOp::SwitchBegin => {
                 if !self.switching && self.inode_wb != NEW {
@@ -213,9 +260,18 @@ impl RefPin {
                 self.wake(NEW);
                 self.put(old);
             }
-            PinOp::Run { wb } => {
-                if self.wbs[wb].life == Life::Live {
-                    self.run(wb, true);
+            PinOp::Look { wb } => {
+                if self.wbs[wb].life == Life::Live && !self.run(wb) && self.fire(wb) {
+                    self.run(wb);
+                }
+            }
+            PinOp::Drain => {
+                let mut runs = 0;
+                while runs < DRAIN_RUNS {
+                    let live = [OLD, NEW].into_iter().filter(|&wb| self.wbs[wb].life == Life::Live);
+                    let Some(wb) = live.into_iter().find(|&wb| self.wbs[wb].pending) else { break };
+                    self.run(wb);
+                    runs += 1;
                 }
             }
         }
@@ -224,13 +280,12 @@ impl RefPin {
     /// The properties violated at the end (including those detected during the run).
     pub fn violated(&self) -> BTreeSet<&'static str> {
         let mut v = self.detected.clone();
+        if self.folios.iter().any(|f| f.owed || f.late) {
+            v.insert("expedition");
+        }
         for (id, wb) in self.wbs.iter().enumerate().skip(1) {
-            let lost = wb.life == Life::Live
-                && wb.dontcache_dirty > 0
-                && !(wb.start_dontcache && wb.pending)
-                && self.last_consumed[id] < wb.dontcache_dirty;
-            if lost {
-                v.insert("lost-wakeup");
+            if wb.life == Life::Live && wb.pending {
+                v.insert("quiescence");
             }
             let holders = i64::from(id != OLD) + i64::from(self.inode_wb == id);
             if wb.refs != holders || wb.frees != u32::from(holders == 0) {
@@ -242,7 +297,8 @@ impl RefPin {
 }
 
 /// The oracle of `wb-pin`: writers (one folio and one kick each), the switch as two calls
-/// (`inode_switch_wbs`, then its work), and a kworker's passes over both wbs, on one CPU.
+/// (`inode_switch_wbs`, then its work), and a kworker's looks over both wbs, then its drain, on
+/// one CPU.
 pub struct PinOracle;
 
 fn writers(tier: Tier) -> usize {
@@ -265,20 +321,25 @@ impl Oracle for PinOracle {
 
     fn programs(&self, tier: Tier) -> Vec<Program<PinOp, usize>> {
         let writers = writers(tier);
-        let mut threads: Vec<Vec<PinOp>> = (0..writers).map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick]).collect();
+        let mut threads: Vec<Vec<PinOp>> =
+            (0..writers).map(|w| vec![PinOp::Dirty { folio: w }, PinOp::Kick { folio: w }]).collect();
         threads.push(vec![PinOp::SwitchBegin, PinOp::SwitchWork]);
-        threads.push((0..PASSES).flat_map(|_| [PinOp::Run { wb: OLD }, PinOp::Run { wb: NEW }]).collect());
+        threads.push((0..PASSES).flat_map(|_| [PinOp::Look { wb: OLD }, PinOp::Look { wb: NEW }]).collect());
         vec![Program {
             configuration: String::new(),
             placement: ONE_CPU.into(),
             threads,
-            epilogue: Vec::new(),
+            epilogue: vec![PinOp::Drain],
             setup: writers,
         }]
     }
 
     fn bounds(&self, tier: Tier) -> Vec<(String, u64)> {
-        vec![("writers".into(), writers(tier) as u64), ("kworker_passes".into(), PASSES as u64)]
+        vec![
+            ("writers".into(), writers(tier) as u64),
+            ("kworker_looks".into(), PASSES as u64),
+            ("drain_runs".into(), DRAIN_RUNS as u64),
+        ]
     }
 
     fn reference(&self, rev: PinRevision, &writers: &usize) -> RefPin {
@@ -320,8 +381,8 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
     let wb = |id: usize| {
         let w = &after.wbs[id];
         format!(
-            "wb{id}: refs {} {:?} WB_start_dontcache {} queued {} WB_DONTCACHE_DIRTY {}",
-            w.refs, w.life, w.start_dontcache as u8, w.pending as u8, w.dontcache_dirty
+            "wb{id}: refs {} {:?} WB_start_dontcache {} queued {} timer {} WB_DONTCACHE_DIRTY {}",
+            w.refs, w.life, w.start_dontcache as u8, w.pending as u8, w.timer as u8, w.dontcache_dirty
         )
     };
     let (function, detail) = match op {
@@ -329,7 +390,7 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
             "filemap_dirty_folio",
             format!("folio {folio} dirty on the inode's wb{}; {}", after.inode_wb, wb(after.inode_wb)),
         ),
-        PinOp::Kick => (
+        PinOp::Kick { .. } => (
             "filemap_dontcache_kick_writeback",
             format!("inode on wb{} (switching {}); {}", after.inode_wb, after.switching as u8, wb(after.inode_wb)),
         ),
@@ -337,7 +398,8 @@ fn describe_pin(thread: usize, writers: usize, op: PinOp, after: &RefPin) -> Ste
         PinOp::SwitchWork => {
             ("inode_do_switch_wbs", format!("inode on wb{}; {}; {}", after.inode_wb, wb(OLD), wb(NEW)))
         }
-        PinOp::Run { wb: id } => ("wb_workfn", format!("last consume read {}; {}", after.last_consumed[id], wb(id))),
+        PinOp::Look { wb: id } => ("wb_workfn", wb(id)),
+        PinOp::Drain => ("wb_workfn", format!("drained: {}; {}", wb(OLD), wb(NEW))),
     };
     Step::new(who, function, detail)
 }
@@ -352,15 +414,16 @@ mod tests {
             let mut m = RefPin::new(Pin::GetWakePut, fix, 1);
             for op in [
                 PinOp::Dirty { folio: 0 },
-                PinOp::Kick,
+                PinOp::Kick { folio: 0 },
                 PinOp::SwitchBegin,
                 PinOp::SwitchWork,
-                PinOp::Run { wb: OLD },
-                PinOp::Run { wb: NEW },
+                PinOp::Look { wb: OLD },
+                PinOp::Look { wb: NEW },
+                PinOp::Drain,
             ] {
                 m.apply(op);
             }
-            assert_eq!(m.violated().contains("lost-wakeup"), lost, "fix={fix}: {m:?}");
+            assert_eq!(m.violated().contains("expedition"), lost, "fix={fix}: {m:?}");
             assert_eq!(m.wbs[OLD].life, Life::Freed);
         }
     }
@@ -368,7 +431,7 @@ mod tests {
     #[test]
     fn wakeup_in_a_locked_section_is_an_irq_violation() {
         let mut m = RefPin::new(Pin::WakeInSection, false, 1);
-        for op in [PinOp::Dirty { folio: 0 }, PinOp::SwitchBegin, PinOp::Kick] {
+        for op in [PinOp::Dirty { folio: 0 }, PinOp::SwitchBegin, PinOp::Kick { folio: 0 }] {
             m.apply(op);
         }
         assert!(m.violated().contains("irq-enabled-under-lock"));

@@ -3,7 +3,7 @@
 //! the kick.
 
 use super::{Accounting, Expect, Knobs, Provenance, Role, PASS};
-use crate::property::{IRQ_ENABLED_UNDER_LOCK, LOST_WAKEUP, USE_AFTER_FREE};
+use crate::property::{EXPEDITION as LOST_WAKEUP, IRQ_ENABLED_UNDER_LOCK, USE_AFTER_FREE};
 
 /// Where `filemap_dontcache_kick_writeback` wakes the flusher relative to the
 /// `unlocked_inode_to_wb_begin/end` section, and whether it pins the wb.

@@ -4,8 +4,8 @@
 
 use super::{lines, loom_reports, Basis, Lines, Litmus, Outcome, Prediction, Proc};
 use crate::dontcache_kick::NAME;
-use wb_core::property::LOST_WAKEUP;
-use wb_core::revision::{Consume, Kick, KickGuard, KickProtocol, KickRevision, RescuerRequeue};
+use wb_core::property::EXPEDITION as LOST_WAKEUP;
+use wb_core::revision::{Consume, Kick, KickGuard, KickProtocol, KickRevision, Requeue};
 
 pub fn exports() -> Vec<Litmus> {
     let shapes = KickRevision::ALL.into_iter().filter(|r| !same_shapes_as_unfixed_flusher(*r));
@@ -19,7 +19,7 @@ pub fn exports() -> Vec<Litmus> {
 /// Whether `rev` only adds the rescuer fix to another revision of the catalogue: its writer-side
 /// shapes are that revision's, exported once under its name.
 fn same_shapes_as_unfixed_flusher(rev: KickRevision) -> bool {
-    let unfixed = KickProtocol { requeue: RescuerRequeue::WorkList, ..rev.knobs() };
+    let unfixed = KickProtocol { requeue: Requeue::WorkList, ..rev.knobs() };
     unfixed != rev.knobs() && KickRevision::ALL.into_iter().any(|r| r.knobs() == unfixed)
 }
 
@@ -30,7 +30,7 @@ fn same_shapes_as_unfixed_flusher(rev: KickRevision) -> bool {
 /// `rescuer` shape); a revision without a twin (the v5 consumes, whose defects depend on neither)
 /// by itself.
 pub fn predicted_by(rev: KickRevision) -> KickRevision {
-    let shape = KickProtocol { guard: KickGuard::None, requeue: RescuerRequeue::WorkListOrKick, ..rev.knobs() };
+    let shape = KickProtocol { guard: KickGuard::None, requeue: Requeue::WorkListOrKick, ..rev.knobs() };
     KickRevision::ALL.into_iter().find(|r| r.knobs() == shape).unwrap_or(rev)
 }
 
@@ -254,8 +254,8 @@ fn rescuer(rev: KickRevision) -> Litmus {
         .line("", "wb_workfn on the rescuer: writeback_inodes_wb(wb, 1024),")
         .line("", "which does not run wb_check_start_dontcache");
     p0 = match rev.knobs().requeue {
-        RescuerRequeue::WorkList => p0.line("", "wb_workfn requeues only for queued work items"),
-        RescuerRequeue::WorkListOrKick => p0
+        Requeue::WorkList => p0.line("", "wb_workfn requeues only for queued work items"),
+        Requeue::WorkListOrKick | Requeue::WorkListOrKickWithDirtyIo => p0
             .line("r1 = READ_ONCE(*start);", "(fix) test_bit(WB_start_dontcache)")
             .line("if (r1 == 1)", "")
             .line("\tr2 = xchg(pending, 1);", "wb_wakeup: queue the work again (PENDING)"),

@@ -366,9 +366,9 @@ macro_rules! dbg {
 #[macro_use]
 mod rt;
 
-pub use rt::{explore, skip_branch, stop_exploring};
+pub use rt::{choose, explore, skip_branch, stop_exploring};
 // Expose for documentation purposes.
-pub use rt::MAX_THREADS;
+pub use rt::{MAX_CHOICES, MAX_THREADS};
 
 pub mod alloc;
 pub mod cell;

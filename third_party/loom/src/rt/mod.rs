@@ -67,8 +67,8 @@ pub const MAX_THREADS: usize = 5;
 pub(crate) const MAX_ATOMIC_HISTORY: usize = 7;
 
 /// Maximum number of choices at one branch point of a load or a store: a load chooses among
-/// the stores kept, a store among the places between and around them.
-pub(crate) const MAX_CHOICES: usize = MAX_ATOMIC_HISTORY + 1;
+/// the stores kept, a store among the places between and around them; [`choose`] among its values.
+pub const MAX_CHOICES: usize = MAX_ATOMIC_HISTORY + 1;
 
 pub(crate) fn spawn<F>(stack_size: Option<usize>, f: F) -> crate::rt::thread::Id
 where
@@ -260,6 +260,32 @@ pub fn yield_now() {
     if switch {
         Scheduler::switch();
     }
+}
+
+/// A nondeterministic choice of a value in `0..n`: the exploration runs the rest of the execution
+/// once for each value, as it does for a load's choice of the store it reads. The choice belongs to
+/// the calling thread alone (it touches no shared object), so it adds no race and no preemption.
+///
+/// # Panics
+///
+/// If `n` is 0 or more than `MAX_CHOICES`.
+pub fn choose(n: usize) -> usize {
+    assert!(
+        (1..=MAX_CHOICES).contains(&n),
+        "loom::choose({}): n must be between 1 and {}",
+        n,
+        MAX_CHOICES
+    );
+    execution(|execution| {
+        if execution.path.is_traversed() {
+            let mut seed = [0u8; MAX_CHOICES];
+            for (i, v) in seed.iter_mut().enumerate() {
+                *v = i as u8;
+            }
+            execution.path.push_load(&seed[..n]);
+        }
+        execution.path.branch_load()
+    })
 }
 
 pub(crate) fn execution<F, R>(f: F) -> R

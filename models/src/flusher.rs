@@ -1,0 +1,449 @@
+//! The flusher: bdi_wq running each wb's delayed work (`wb->dwork`), the one model of it that
+//! every scenario with a flusher uses (dontcache-kick, wb-pin).
+//!
+//! A run happens only when the kernel would start one: a run is on the worklist (a `wb_wakeup`
+//! queued it, or the timer `wb_wakeup_delayed` armed has fired). Each run goes to a kworker or to
+//! bdi_wq's rescuer, a choice the checker makes (loom explores both, shuttle draws), with a
+//! declared fairness bound K: at most K runs in a row on the rescuer, the workqueue's own
+//! forward-progress assumption (the pool eventually gets a worker).
+//!
+//! Time passes only when the flusher lets an armed timer fire (a choice too), and only while no
+//! other thread is inside one of its kernel calls: `dirty_writeback_interval` (5 s) is beyond any
+//! window of the modelled code unless a task is descheduled inside it, and a page made late by
+//! another task's descheduling is that task's doing, not the protocol's. Each firing starts a new
+//! *epoch*; a page written in a later epoch than the one its kick returned in is late.
+//!
+//! Under loom the flusher thread takes a declared number of looks while the other threads run,
+//! and after they have joined the model's main thread follows the runs still queued until none
+//! is ([`Flusher::drain`]), up to the declared number of runs: the runs after the join read the
+//! final values (a run long after the last write sees it), the looks explore every interleaving
+//! and weak-memory outcome. Under shuttle one thread serves the worklist until the others are done
+//! and nothing is queued ([`Flusher::serve`]).
+//!
+//! The flusher judges two properties itself ([`Flusher::violations`]): `quiescence` (once the other
+//! threads are done, the flusher stops within K + 2 runs and nothing is left queued) and
+//! `no-idle-spin` (a run that wrote nothing does not queue itself again for immediate execution
+//! while the wb has nothing on its I/O lists: the next run would find nothing either);
+//! [`Expedition`] judges the third.
+
+use crate::outcome::Violation;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering as Ghost};
+use std::sync::{Arc, Mutex};
+use wb_core::ctx::Ctx;
+use wb_core::dontcache::{wb_workfn, FlusherRun, RunOn};
+use wb_core::folio::Folio;
+use wb_core::inode::Inode;
+use wb_core::property::{NO_IDLE_SPIN, QUIESCENCE};
+use wb_core::sync::Platform;
+use wb_core::wb::{fire_timer, Wb, WB_START_DONTCACHE};
+
+/// The flusher's part of a scenario's declared scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlusherBounds {
+    /// loom: how many times the flusher thread looks at the worklist while the other threads run.
+    pub looks: usize,
+    /// K: at most this many runs in a row on bdi_wq's rescuer (0: none on it).
+    pub rescuer_streak: usize,
+    /// The most runs of one execution (all wbs): a run still queued after them fails
+    /// `quiescence`.
+    pub max_runs: usize,
+}
+
+impl FlusherBounds {
+    /// The runs that may start once the other threads are done (the `quiescence` bound): the run
+    /// they left queued, up to K on the rescuer after it, and one on a worker, which consumes a
+    /// pending kick.
+    pub fn after_others(&self) -> usize {
+        self.rescuer_streak + 2
+    }
+}
+
+/// The flusher's entries of a model's JSON `bounds`.
+pub fn flusher_size(b: &FlusherBounds, serve: bool) -> Vec<(String, u64)> {
+    let mut v = vec![
+        ("flusher_rescuer_streak".to_string(), b.rescuer_streak as u64),
+        ("flusher_max_runs".to_string(), b.max_runs as u64),
+    ];
+    if !serve {
+        v.push(("flusher_looks".to_string(), b.looks as u64));
+    }
+    v
+}
+
+/// One run, as the properties see it.
+#[derive(Debug, Clone, Copy)]
+pub struct RunRecord {
+    pub wb: usize,
+    pub run: FlusherRun,
+    /// How many times a timer had fired when it started (see the module docs).
+    pub epoch: usize,
+}
+
+/// What the flusher tells a scenario's ghost bookkeeping about a run.
+#[derive(Debug)]
+pub enum FlusherEvent<'a> {
+    /// The run ended.
+    After(&'a RunRecord),
+}
+
+#[derive(Debug, Default)]
+struct Log {
+    runs: Vec<RunRecord>,
+    /// Runs started after every other thread had finished.
+    after_others: usize,
+    rescuer_streak: usize,
+}
+
+/// The flusher of one execution (ghost state the checkers cannot see).
+#[derive(Debug)]
+pub struct Flusher {
+    bounds: FlusherBounds,
+    /// How many threads other than the flusher the execution has, how many have finished, and
+    /// how many are inside a kernel call.
+    others: usize,
+    done: AtomicUsize,
+    calls: AtomicUsize,
+    /// How many times a timer has fired.
+    epoch: AtomicUsize,
+    log: Mutex<Log>,
+}
+
+impl Flusher {
+    pub fn new(bounds: FlusherBounds, others: usize) -> Self {
+        Flusher {
+            bounds,
+            others,
+            done: AtomicUsize::new(0),
+            calls: AtomicUsize::new(0),
+            epoch: AtomicUsize::new(0),
+            log: Mutex::new(Log::default()),
+        }
+    }
+
+    /// Another thread's kernel call (a syscall or fault: its steps up to its return), during which
+    /// no timer fires.
+    pub fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.calls.fetch_add(1, Ghost::Relaxed);
+        let r = f();
+        self.calls.fetch_sub(1, Ghost::Relaxed);
+        r
+    }
+
+    /// Another thread has finished (ghost: called last by every thread but the flusher).
+    pub fn thread_done(&self) {
+        self.done.fetch_add(1, Ghost::Relaxed);
+    }
+
+    /// How many times a timer has fired so far.
+    pub fn epoch(&self) -> usize {
+        self.epoch.load(Ghost::Relaxed)
+    }
+
+    /// Let `wb`'s armed timer fire if `now` says so and no other thread is inside a call.
+    fn fire<P: Platform>(&self, ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
+        let fired = fire_timer(ctx, wb, || self.calls.load(Ghost::Relaxed) == 0 && now());
+        if fired {
+            self.epoch.fetch_add(1, Ghost::Relaxed);
+        }
+        fired
+    }
+
+    fn others_done(&self) -> bool {
+        self.done.load(Ghost::Relaxed) == self.others
+    }
+
+    fn log(&self) -> std::sync::MutexGuard<'_, Log> {
+        self.log.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The runs so far, in order.
+    pub fn runs(&self) -> Vec<RunRecord> {
+        self.log().runs.clone()
+    }
+
+    fn runs_left(&self) -> bool {
+        self.log().runs.len() < self.bounds.max_runs
+    }
+
+    /// Run `wb`'s queued run, if one is on the worklist: the kind of worker is a choice within the
+    /// fairness bound. Returns whether a run happened.
+    fn run<P: Platform>(
+        &self,
+        ctx: &Ctx<P>,
+        wb: &Wb<P>,
+        inodes: &[&Inode<P>],
+        observe: &dyn Fn(FlusherEvent<'_>),
+    ) -> bool {
+        if !self.runs_left() {
+            return false;
+        }
+        let streak = self.log().rescuer_streak;
+        let pick = || {
+            if streak < self.bounds.rescuer_streak && P::choose(2) == 1 {
+                RunOn::Rescuer
+            } else {
+                RunOn::Worker
+            }
+        };
+        let epoch = self.epoch();
+        let Some(run) = wb_workfn(ctx, wb, inodes, pick) else { return false };
+        let after_others = self.others_done();
+        let record = RunRecord { wb: wb.id, run, epoch };
+        {
+            let mut log = self.log();
+            log.rescuer_streak = if run.on == RunOn::Rescuer { log.rescuer_streak + 1 } else { 0 };
+            log.after_others += usize::from(after_others);
+            log.runs.push(record);
+        }
+        observe(FlusherEvent::After(&record));
+        true
+    }
+
+    /// One look at the worklist (loom's flusher thread): for each wb in turn, run its queued run;
+    /// if none is queued and its timer is armed, let the timer fire (a choice: time passes, if no
+    /// other thread is inside a call) and run what it queued.
+    pub fn look<P: Platform>(
+        &self,
+        ctx: &Ctx<P>,
+        wbs: &[&Wb<P>],
+        inodes: &[&Inode<P>],
+        observe: &dyn Fn(FlusherEvent<'_>),
+    ) {
+        for wb in wbs {
+            if !self.run(ctx, wb, inodes, observe) && self.runs_left() && self.fire(ctx, wb, || P::choose(2) == 1) {
+                self.run(ctx, wb, inodes, observe);
+            }
+        }
+    }
+
+    /// Follow the queued runs until none is queued (or the declared number of runs is used up):
+    /// what the workqueue does once the other threads are done.
+    pub fn drain<P: Platform>(
+        &self,
+        ctx: &Ctx<P>,
+        wbs: &[&Wb<P>],
+        inodes: &[&Inode<P>],
+        observe: &dyn Fn(FlusherEvent<'_>),
+    ) {
+        while wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe)) {}
+    }
+
+    /// shuttle's flusher thread: serve the worklist while the other threads run (letting an armed
+    /// timer fire now and then when nothing is queued), then [`Flusher::drain`].
+    pub fn serve<P: Platform>(
+        &self,
+        ctx: &Ctx<P>,
+        wbs: &[&Wb<P>],
+        inodes: &[&Inode<P>],
+        observe: &dyn Fn(FlusherEvent<'_>),
+    ) {
+        while !self.others_done() && self.runs_left() {
+            if wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe)) {
+                continue;
+            }
+            if let Some(wb) = wbs.iter().find(|wb| self.fire(ctx, wb, || P::choose(4) == 0)) {
+                self.run(ctx, wb, inodes, observe);
+                continue;
+            }
+            P::yield_now();
+        }
+        self.drain(ctx, wbs, inodes, observe);
+    }
+
+    /// `quiescence` and `no-idle-spin`, judged once every thread has joined and the queued runs
+    /// have been followed.
+    pub fn violations<P: Platform>(&self, wbs: &[&Wb<P>]) -> Vec<Violation> {
+        let log = self.log();
+        let mut v = Vec::new();
+        let pending: Vec<String> = wbs.iter().filter(|wb| wb.run_pending()).map(|wb| format!("wb{}", wb.id)).collect();
+        let bound = self.bounds.after_others();
+        if !pending.is_empty() || log.after_others > bound {
+            v.push(Violation {
+                property: QUIESCENCE,
+                message: format!(
+                    "{} run(s) started after the other threads were done (bound K + 2 = {bound}, K = {}); {}",
+                    log.after_others,
+                    self.bounds.rescuer_streak,
+                    if pending.is_empty() {
+                        "nothing is queued now".to_string()
+                    } else {
+                        format!("after {} runs {} still has a run queued", log.runs.len(), pending.join(", "))
+                    }
+                ),
+            });
+        }
+        let idle = |r: &&RunRecord| r.run.requeued && r.run.wrote == 0 && r.run.listed == 0;
+        if let Some((i, r)) = log.runs.iter().enumerate().find(|(_, r)| idle(r)) {
+            let on = match r.run.on {
+                RunOn::Rescuer => "bdi_wq's rescuer",
+                RunOn::Worker => "a kworker",
+            };
+            v.push(Violation {
+                property: NO_IDLE_SPIN,
+                message: format!(
+                    "run {} of wb{} (on {on}) wrote nothing and, with nothing on the I/O lists, queued itself again (WB_start_dontcache set): while the rescuer takes the runs (memory pressure) nothing ends this",
+                    i + 1,
+                    r.wb
+                ),
+            });
+        }
+        v
+    }
+}
+
+/// Ghost: a dontcache-writer's folio, for `expedition`. The flusher is the only cleaner in the
+/// scenarios that use it, and its runs follow one another, so what a run wrote is what the
+/// folio's count-outs grew by since the previous run ended; its pages are still counted while its
+/// count-ins exceed its count-outs (both recorded by wb-core as they happen).
+#[derive(Default)]
+struct Kicked {
+    /// Owed an expedition: its writer kicked with its pages still counted, and no run has written
+    /// them (or been credited with them) since.
+    owed: AtomicBool,
+    /// A run in a later epoch than the kick's wrote it while it was owed.
+    late: AtomicBool,
+    /// Its count-ins a run has covered: written, or credited to a consume after their count.
+    covered: AtomicI64,
+    /// Its count-outs when its kick returned, and when the last run ended.
+    out_at_kick: AtomicI64,
+    out_seen: AtomicI64,
+    /// The flusher's epoch when its kick returned.
+    epoch: AtomicUsize,
+}
+
+/// The `expedition` property: every page a DONTCACHE writer counted and then kicked for (and that
+/// no run wrote before the kick returned) is written after the kick by a flusher run in the epoch
+/// the kick returned in (no timer had to fire first, see the module docs), or, with
+/// `consume_credit`, a consume in that epoch whose budget read came after the count, covered every
+/// kicked page counted by then and not yet written, and was written in full: the design writes "that many pages from the
+/// oldest dirty inodes (not restricted to dontcache-specific inodes)", so a budget spent on older
+/// inodes is the kick kept. The credit applies where one wb holds every count (dontcache-kick);
+/// with a cgroup switch moving counts between wbs (wb-pin) it would have to follow the page, and
+/// with one inode a consume that covers a page writes it anyway, so there the page itself must be
+/// written.
+pub struct Expedition<P: Platform> {
+    kicked: Vec<(Arc<Folio<P>>, Kicked)>,
+    consume_credit: bool,
+}
+
+impl<P: Platform> Expedition<P> {
+    /// The kicked folios (a folio shared by writers once).
+    pub fn new(folios: impl IntoIterator<Item = Arc<Folio<P>>>, consume_credit: bool) -> Self {
+        let mut kicked: Vec<(Arc<Folio<P>>, Kicked)> = Vec::new();
+        for folio in folios {
+            if !kicked.iter().any(|(f, _)| Arc::ptr_eq(f, &folio)) {
+                kicked.push((folio, Kicked::default()));
+            }
+        }
+        Expedition { kicked, consume_credit }
+    }
+
+    fn find(&self, folio: &Folio<P>) -> Option<&Kicked> {
+        self.kicked.iter().find(|(f, _)| std::ptr::eq(&**f, folio)).map(|(_, k)| k)
+    }
+
+    /// The writer's kick returned in the flusher's `epoch`: if its pages are still counted and no
+    /// consume after their count was credited with them, they are owed an expedition from here on
+    /// (a run that wrote them before the kick returned, however late, is not the kick's business:
+    /// nothing is owed before the writer kicks).
+    pub fn kicked(&self, folio: &Folio<P>, epoch: usize) {
+        if let Some(k) = self.find(folio) {
+            let (cin, out) = (folio.dontcache_counted_in(), folio.dontcache_counted_out());
+            if cin > out && cin > k.covered.load(Ghost::Relaxed) {
+                k.out_at_kick.store(out, Ghost::Relaxed);
+                k.epoch.store(epoch, Ghost::Relaxed);
+                k.owed.store(true, Ghost::Relaxed);
+            }
+        }
+    }
+
+    /// The bookkeeping of one flusher event.
+    pub fn observe(&self, event: FlusherEvent<'_>) {
+        let FlusherEvent::After(RunRecord { run, epoch, .. }) = event;
+        let late = |k: &Kicked| *epoch > k.epoch.load(Ghost::Relaxed);
+        // Per folio: its count-outs before this run and now.
+        let outs: Vec<(i64, i64)> = self
+            .kicked
+            .iter()
+            .map(|(f, k)| {
+                let now = f.dontcache_counted_out();
+                (k.out_seen.swap(now, Ghost::Relaxed), now)
+            })
+            .collect();
+        for ((_, k), &(before, now)) in self.kicked.iter().zip(&outs) {
+            if now > before && k.owed.load(Ghost::Relaxed) && now > k.out_at_kick.load(Ghost::Relaxed) {
+                k.owed.store(false, Ghost::Relaxed);
+                if late(k) {
+                    k.late.store(true, Ghost::Relaxed);
+                }
+            }
+        }
+        let Some(c) = run.consumed.filter(|_| self.consume_credit) else { return };
+        // The kicked pages counted before the budget read and not written before this run; an
+        // owed one only if the consume is in the epoch of its kick (in a later one it is late).
+        let counted: Vec<(&Arc<Folio<P>>, &Kicked)> = self
+            .kicked
+            .iter()
+            .zip(&outs)
+            .filter(|((f, k), &(before, _))| {
+                f.dontcache_counted_in() > before
+                    && f.dontcache_counted_in_after() < c.seq
+                    && !(k.owed.load(Ghost::Relaxed) && late(k))
+            })
+            .map(|((f, k), _)| (f, k))
+            .collect();
+        let pages: i64 = counted.iter().map(|(f, _)| f.nr_pages()).sum();
+        if c.budget >= pages && c.wrote >= c.budget {
+            for (f, k) in counted {
+                k.owed.store(false, Ghost::Relaxed);
+                k.covered.store(f.dontcache_counted_in(), Ghost::Relaxed);
+            }
+        }
+    }
+
+    /// The violation at the end, if any. For owed pages the message says how late they are: each
+    /// armed timer is let fire once and its run (on a worker, the best case) runs; it writes them
+    /// (late by `dirty_writeback_interval`, 5 s), or not (they wait for kupdate's
+    /// `dirty_expire_interval`, 30 s, or the next kick).
+    pub fn violation(&self, ctx: &Ctx<P>, wbs: &[&Wb<P>], inodes: &[&Inode<P>]) -> Option<String> {
+        let owed: Vec<&Arc<Folio<P>>> =
+            self.kicked.iter().filter(|(_, k)| k.owed.load(Ghost::Relaxed)).map(|(f, _)| f).collect();
+        let late = self.kicked.iter().filter(|(_, k)| k.late.load(Ghost::Relaxed)).count();
+        if owed.is_empty() && late == 0 {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if late > 0 {
+            parts.push(format!(
+                "{late} kicked folio(s) written only after a timer fired (dirty_writeback_interval late or more)"
+            ));
+        }
+        if !owed.is_empty() {
+            let names: Vec<String> = owed.iter().map(|f| format!("folio {}", f.index)).collect();
+            let bits: Vec<String> = wbs
+                .iter()
+                .map(|wb| format!("wb{} WB_start_dontcache {}", wb.id, wb.state.test_bit(WB_START_DONTCACHE) as u8))
+                .collect();
+            let out: Vec<i64> = owed.iter().map(|f| f.dontcache_counted_out()).collect();
+            let mut fired = false;
+            for wb in wbs {
+                if fire_timer(ctx, wb, || true) {
+                    fired = true;
+                    wb_workfn(ctx, wb, inodes, || RunOn::Worker);
+                }
+            }
+            let by_timer = owed.iter().zip(&out).all(|(f, &o)| f.dontcache_counted_out() > o);
+            parts.push(format!(
+                "{} counted and kicked, still owed an expedition when the flusher stopped ({}, no run queued): {}",
+                names.join(", "),
+                bits.join(", "),
+                match (fired, by_timer) {
+                    (true, true) => "the timer run dirty_writeback_interval (5 s) later writes them",
+                    (true, false) => "not even the timer run writes them: they wait for kupdate (dirty_expire_interval, 30 s) or the next kick",
+                    (false, _) => "no timer is armed: they wait for the next kick or dirtying",
+                }
+            ));
+        }
+        Some(parts.join("; "))
+    }
+}
