@@ -165,7 +165,7 @@ fn matrix_json_contract() {
     assert_eq!(v["tool"], "wbcheck");
     assert!(v["version"].is_string());
     let results = v["results"].as_array().unwrap();
-    assert_eq!(results.len(), 13);
+    assert_eq!(results.len(), 20);
     for r in results {
         assert!(r["configurations"].as_u64().is_some_and(|n| n > 1), "row without its configuration count: {r}");
         for key in [
@@ -190,11 +190,11 @@ fn matrix_json_contract() {
     }
     let failing = results.iter().find(|r| r["revision"] == "v5-approx-read").unwrap();
     assert_eq!(failing["verdict"], "fail");
-    assert_eq!(failing["property"], "lost-wakeup");
-    assert_eq!(failing["violated"], serde_json::json!(["lost-wakeup"]));
+    assert_eq!(failing["property"], "expedition");
+    assert_eq!(failing["violated"], serde_json::json!(["expedition"]));
     assert!(failing["counterexample"]["steps"].as_array().unwrap().len() >= 3);
-    assert!(failing["counterexamples"]["lost-wakeup"]["steps"][0]["function"].is_string());
-    assert_eq!(v["summary"], serde_json::json!({"total": 13, "matched": 13, "mismatched": 0, "may_miss": []}));
+    assert!(failing["counterexamples"]["expedition"]["steps"][0]["function"].is_string());
+    assert_eq!(v["summary"], serde_json::json!({"total": 20, "matched": 20, "mismatched": 0, "may_miss": []}));
 }
 
 #[test]
@@ -224,7 +224,7 @@ fn run_prints_a_readable_counterexample_and_replay_reproduces_it() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("property lost-wakeup violated"), "{text}");
+    assert!(text.contains("property expedition violated"), "{text}");
     let last =
         row["counterexample"]["steps"].as_array().unwrap().last().unwrap()["detail"].as_str().unwrap().to_string();
     assert!(text.contains(&last), "the replayed trace does not end like the counterexample");
@@ -430,7 +430,7 @@ fn loom_counterexamples_replay_from_their_handle() {
         let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(words(line).ends_with(&words(&want)), "{line:?} vs {want:?}");
     }
-    assert!(text.contains("property lost-wakeup violated") && text.contains(&format!("schedule: {handle}")));
+    assert!(text.contains("property expedition violated") && text.contains(&format!("schedule: {handle}")));
 
     for bad in ["loom1:quick:0:0:1", "loom1:quick:0:x:1:3", "loom1:huge:0:0:1:3", "loom1:quick:0:0:1:0"] {
         assert_bad_input(&["replay", "dontcache-kick", "--revision", "v5-late-clear", "--schedule", bad], "loom", "");
@@ -471,7 +471,7 @@ fn bad_bench_arguments() {
 #[test]
 fn matrix_over_seeds() {
     let args = ["matrix", "--seeds", "2", "--scenario", "wb-pin", "--revision", "put-before-wakeup", "--quiet"];
-    // Fewer iterations than the quick tier's: enough for both rows' lost wakeup with both seeds.
+    // Fewer iterations than the quick tier's: enough for both rows' lost expedition with both seeds.
     let run = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_wbcheck"))
             .args([&args[..], extra].concat())

@@ -135,8 +135,8 @@ fn campaign_configuration_errors_name_the_valid_values() {
     assert!(campaign_revision("no-such", None).unwrap_err().contains("dontcache-kick"));
     assert_eq!(campaign_properties("wb-pin", None).unwrap(), Vec::<&str>::new());
     assert_eq!(
-        campaign_properties("wb-pin", Some("use-after-free,lost-wakeup".into())).unwrap(),
-        vec!["use-after-free", "lost-wakeup"]
+        campaign_properties("wb-pin", Some("use-after-free,expedition".into())).unwrap(),
+        vec!["use-after-free", "expedition"]
     );
     let e = campaign_properties("wb-pin", Some("use-after-fre".into())).unwrap_err();
     assert!(e.contains("WBCHECK_FUZZ_PROPERTY") && e.contains("use-after-free"), "{e}");

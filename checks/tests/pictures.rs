@@ -59,7 +59,7 @@ fn run_writes_an_svg_swimlane_and_mermaid() {
     }
     let rects = doc.descendants().filter(|n| n.has_tag_name("rect")).count();
     assert_eq!(rects, 1 + threads.len() + steps.len() + 1, "background, lanes, steps, verdict");
-    assert!(texts.iter().any(|t| t.starts_with("property lost-wakeup violated")));
+    assert!(texts.iter().any(|t| t.starts_with("property expedition violated")));
 
     let out = wbcheck(&[&args[..], &["--mermaid"]].concat());
     let mermaid = String::from_utf8(out.stdout).unwrap();
@@ -154,7 +154,7 @@ fn stale_reads_are_marked_in_text_svg_and_mermaid() {
 
     let sc = wbcheck(&["run", "dontcache-kick", "--revision", "v5-approx-read", "--checker", "loom"]);
     let sc = String::from_utf8(sc.stdout).unwrap();
-    assert!(sc.contains("property lost-wakeup violated") && !sc.contains("stale"), "{sc}");
+    assert!(sc.contains("property expedition violated") && !sc.contains("stale"), "{sc}");
 }
 
 #[test]

@@ -10,7 +10,6 @@ use crate::ctx::Ctx;
 use crate::fs_writeback::{wb_writeback, WbReason};
 use crate::inode::{unlocked_inode_to_wb_begin, unlocked_inode_to_wb_end, Inode};
 use crate::revision::{Consume, Kick, KickGuard, KickPin, KickProtocol, Requeue, ShortConsume};
-use crate::sync::Ordering;
 use crate::sync::Platform;
 use crate::wb::{
     process_one_work, process_one_work_done, wb_get, wb_put, wb_stat, wb_stat_sum, wb_wakeup, wb_wakeup_delayed,
@@ -140,14 +139,7 @@ pub fn wb_check_start_dontcache<P: Platform>(
     };
     if proto.short == ShortConsume::KeepKick && wrote < budget {
         wb.state.set_bit(WB_START_DONTCACHE);
-        if proto.hold_mb {
-            P::fence(Ordering::SeqCst);
-        }
-        ctx.event(
-            F,
-            "(fix) wrote {} of {} page(s): set_bit(WB_start_dontcache) again{mb}",
-            &[wrote, budget, proto.hold_mb as i64],
-        );
+        ctx.event(F, "(fix) wrote {} of {} page(s): set_bit(WB_start_dontcache) again", &[wrote, budget]);
     }
     Some(Consumed { budget, wrote, seq, exact })
 }

@@ -161,16 +161,12 @@ pub fn __mark_inode_dirty<P: Platform>(ctx: &Ctx<P>, inode: &Inode<P>, flags: us
 /// and `i_lock`: `wb_wakeup_delayed` in 6.12; our fix wakes a pending kick now.
 fn first_dirty_wakeup<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     const F: &str = "__mark_inode_dirty";
-    let proto = wb.kick;
-    if proto.first_dirty == FirstDirty::KickPending {
-        if proto.hold_mb {
-            P::fence(Ordering::SeqCst);
-        }
+    if wb.kick.first_dirty == FirstDirty::KickPending {
         let pending = wb.state.test_bit(WB_START_DONTCACHE);
         ctx.event(
             F,
-            "(fix) first dirty inode of wb{}{mb}; test_bit(WB_start_dontcache) = {}",
-            &[wb.id as i64, proto.hold_mb as i64, pending as i64],
+            "(fix) first dirty inode of wb{}: test_bit(WB_start_dontcache) = {}",
+            &[wb.id as i64, pending as i64],
         );
         if pending {
             wb_wakeup(ctx, wb);

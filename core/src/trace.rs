@@ -361,15 +361,14 @@ impl Default for Trace {
 pub const LIFE_NAMES: [&str; 4] = ["live", "shut down", "released", "freed"];
 
 /// Named placeholders: `{name}` renders the next argument as the name at that index.
-const NAMED: [(&str, &[&str]); 4] = [
+const NAMED: [(&str, &[&str]); 3] = [
     ("life", &LIFE_NAMES),
     ("dirty", &["I_DIRTY_SYNC", "I_DIRTY_PAGES"]),
     ("requeue", &["clean -> off the I/O lists", "still dirty -> redirty_tail (b_dirty)"]),
-    ("mb", &[" (mutant: no smp_mb)", "; smp_mb()"]),
 ];
 
 /// Substitute placeholders, in order: `{}` renders the next argument as a number, `{life}`,
-/// `{dirty}`, `{requeue}` and `{mb}` as a name from their table ([`NAMED`]).
+/// `{dirty}` and `{requeue}` as a name from their table ([`NAMED`]).
 pub fn render(template: &str, args: &[i64]) -> String {
     let mut out = String::with_capacity(template.len() + 8);
     let mut rest = template;

@@ -413,6 +413,19 @@ pub fn wb_wakeup_delayed<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
 /// flusher to let that time pass, if `now` says so (asked only when a timer is armed). Returns
 /// whether it fired.
 pub fn fire_timer<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
+    let fired = queue_armed(wb, now);
+    if fired {
+        ctx.event(
+            "delayed_work_timer_fn",
+            "wb{}: the timer fires (dirty_writeback_interval later): run queued",
+            &[wb.id as i64],
+        );
+    }
+    fired
+}
+
+/// An armed timer's run goes on the worklist (TIMER -> PENDING), if one is armed and `now` says so.
+fn queue_armed<P: Platform>(wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
     let mut cur = wb.dwork.load(Ordering::Relaxed);
     let mut now = Some(now);
     loop {
@@ -425,16 +438,10 @@ pub fn fire_timer<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> b
             }
         }
         match wb.dwork.compare_exchange(cur, (cur & !WORK_TIMER) | WORK_PENDING, Ordering::AcqRel, Ordering::Relaxed) {
-            Ok(_) => break,
+            Ok(_) => return true,
             Err(now) => cur = now,
         }
     }
-    ctx.event(
-        "delayed_work_timer_fn",
-        "wb{}: the timer fires (dirty_writeback_interval later): run queued",
-        &[wb.id as i64],
-    );
-    true
 }
 
 /// The workqueue starting a run of `wb->dwork` (`process_one_work`, kernel/workqueue.c): take the
@@ -481,14 +488,16 @@ pub fn process_one_work_done<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
     }
 }
 
-/// `wb_shutdown`'s `mod_delayed_work(bdi_wq, &wb->dwork, 0)` (a run queued now, an armed timer
-/// taken back) and `flush_delayed_work(&wb->dwork)`: wait for an executing run to finish and run
-/// the queued one now (the flushing thread stands in for the worker), until neither is left.
+/// `wb_shutdown`'s `mod_delayed_work(bdi_wq, &wb->dwork, 0)` and `flush_delayed_work(&wb->dwork)`:
+/// an armed timer is taken back and its run queued now; then wait for an executing run to finish
+/// and run the queued one now (the flushing thread stands in for the worker), until neither is
+/// left. Left out: the run `mod_delayed_work` queues when nothing was pending or armed: it runs in
+/// this thread on the unregistered wb before `wb_exit`, when no task holds a reference to race
+/// with, and no inode is left on the wb for it to write.
 fn flush_delayed_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) {
-    P::fence(Ordering::SeqCst);
-    wb.dwork.fetch_or(WORK_PENDING | WORK_WOKEN, Ordering::AcqRel);
-    P::fence(Ordering::SeqCst);
-    ctx.event("wb_shutdown", "wb{}: mod_delayed_work(dwork, 0): drain run queued", &[wb.id as i64]);
+    if queue_armed(wb, || true) {
+        ctx.event("wb_shutdown", "wb{}: mod_delayed_work(dwork, 0) takes back the armed timer", &[wb.id as i64]);
+    }
     loop {
         if wb_workfn(ctx, wb, &[], || RunOn::Worker).is_some() {
             continue;

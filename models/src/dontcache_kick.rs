@@ -495,7 +495,7 @@ pub fn kick_scope() -> Vec<Setup> {
 /// K + 2 after the others, plus one: a run still queued after that many fails `quiescence`.
 pub fn kick_flusher(checker: Checker, tier: Tier) -> FlusherBounds {
     let (looks, k) = match (checker, tier) {
-        (Checker::Loom, Tier::Quick) => (2, 1),
+        (Checker::Loom, Tier::Quick) => (1, 1),
         (Checker::Loom, _) => (2, 2),
         _ => (0, 2),
     };

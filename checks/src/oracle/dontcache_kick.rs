@@ -26,8 +26,7 @@ use wb_core::revision::KickRevision;
 pub use wb_models::dontcache_kick::NAME;
 
 /// What a revision does, in this model's own terms (not wb-core's knobs).
-/// Sequentially the posted and folded kicks are the same call, the writer's and the fix's barriers
-/// have no effect, and the late clear is indistinguishable from the early one.
+/// Sequentially the posted and folded kicks are the same call, the writer's barrier has no effect, and the late clear is indistinguishable from the early one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RefKnobs {
     pub budget: Budget,
@@ -79,7 +78,7 @@ pub fn kick_knobs(revision: KickRevision) -> RefKnobs {
         V7FixKick | V7FixKickPosted => fix,
         V7FixRescuerRequeue => RefKnobs { requeue: RefRequeue::WhileKicked, ..V7_KNOBS },
         V7FixKickRequeue | V7FixKickPostedRequeue | V7FixKickPostedRequeueNoMb | V7FixKickRequeueNoMb => requeue,
-        V7FixKickHold | V7FixKickPostedHold | V7FixKickHoldNoMb => hold,
+        V7FixKickHold | V7FixKickPostedHold => hold,
         V7FixKickHoldGuard => RefKnobs { dirty_io_guard: true, ..hold },
         V7FixKickHoldShort => RefKnobs { keep_short: false, ..hold },
         V7FixKickHoldNoRequeue => RefKnobs { requeue: RefRequeue::Never, ..hold },
