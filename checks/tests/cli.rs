@@ -457,7 +457,7 @@ fn progress_is_silent_when_stderr_is_not_a_terminal() {
     let out = wbcheck(&["matrix", "--scenario", "dontcache-kick", "--checker", "oracle"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("13 rows, 13 matched"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("20 rows, 20 matched"));
 }
 
 #[test]

@@ -64,7 +64,7 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
     (
         "dontcache-kick",
         "v7-fix-kick-hold-idle-requeue",
-        ["no-idle-spin", "expedition?, no-idle-spin, quiescence?", "no-idle-spin", "no-idle-spin"],
+        ["no-idle-spin", "no-idle-spin", "no-idle-spin", "no-idle-spin"],
     ),
     ("dontcache-kick", "v7-fix-kick-hold-delayed", ["expedition", "expedition", "expedition", "expedition"]),
     ("wb-pin", "v7", ["expedition", "expedition", "expedition", "expedition"]),
@@ -369,22 +369,22 @@ fn check_scenario(scenario: &str) {
     }
 }
 
-/// `min_preemptions` is the smallest bound: the guard's lost wakeup (`v7-fix-rescuer-requeue`,
-/// whose rescuer cannot absorb the kick) needs one preemption (the buffered writer must stop
-/// inside `__mark_inode_dirty`, between setting I_DIRTY_PAGES and
-/// WB_has_dirty_io, while the DONTCACHE writer runs), so loom at bound 0 finds nothing and the
-/// matrix reports 1. v5-late-clear's needs none under C11: the flusher's percpu sum may read a
-/// slot's older value, which an interleaving gives only with a writer preempting the flusher.
+/// `min_preemptions` is the smallest bound: the guard's lost expedition (`v7-fix-kick-hold-guard`,
+/// whose flusher cannot lose the kick otherwise) needs one preemption (the first dirtier must stop
+/// inside `__mark_inode_dirty`, between setting its dirty bits and WB_has_dirty_io, while the
+/// DONTCACHE writer runs), so loom at bound 0 finds nothing and the matrix reports 1.
+/// v5-late-clear's needs none under C11: the flusher's percpu sum may read a slot's older value,
+/// which an interleaving gives only with a writer preempting the flusher.
 #[test]
 fn min_preemptions_is_the_smallest_bound() {
     use wb_models::dontcache_kick::DontcacheKick;
     use wb_models::scenario::Scenario;
     let bounds = Bounds::defaults(Tier::Quick);
-    let o = DontcacheKick.run("v7-fix-rescuer-requeue", Checker::Loom, &bounds).unwrap();
+    let o = DontcacheKick.run("v7-fix-kick-hold-guard", Checker::Loom, &bounds).unwrap();
     assert_eq!(o.counterexamples.len(), 1);
     assert_eq!(o.counterexamples[0].min_preemptions, Some(1));
     let at_0 = bounds.with_loom_preemptions(Some(0));
-    let o = DontcacheKick.run("v7-fix-rescuer-requeue", Checker::Loom, &at_0).unwrap();
+    let o = DontcacheKick.run("v7-fix-kick-hold-guard", Checker::Loom, &at_0).unwrap();
     assert!(o.counterexamples.is_empty() && !o.bounded, "{:?}", o.violated());
     let o = DontcacheKick.run("v5-late-clear", Checker::Loom, &at_0).unwrap();
     assert_eq!(o.counterexamples.len(), 1);

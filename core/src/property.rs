@@ -6,7 +6,6 @@ pub use crate::ctx::IRQ_ENABLED_UNDER_LOCK;
 pub use crate::memcg::{INFLIGHT_BOUND, NO_INFLIGHT_OVERWRITE, OLDEST_REPLACED};
 pub use crate::wb::{REFCOUNT, USE_AFTER_FREE};
 
-pub const LOST_WAKEUP: &str = "lost-wakeup";
 /// Every page a DONTCACHE writer counted and kicked for is written by an immediate flusher run,
 /// or its consume's budget covered it and was spent in full on older inodes (models/src/flusher.rs).
 pub const EXPEDITION: &str = "expedition";

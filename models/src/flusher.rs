@@ -250,6 +250,13 @@ impl Flusher {
         self.drain(ctx, wbs, inodes, observe);
     }
 
+    /// The run bound ended the runs: how the execution ends is then the bound's doing, so
+    /// `expedition` is not judged on it, nor `quiescence` unless more than K + 2 runs started after
+    /// the other threads were done (a flusher that spins to the bound has a `no-idle-spin` run).
+    pub fn capped(&self) -> bool {
+        !self.runs_left()
+    }
+
     /// `quiescence` and `no-idle-spin`, judged once every thread has joined and the queued runs
     /// have been followed.
     pub fn violations<P: Platform>(&self, wbs: &[&Wb<P>]) -> Vec<Violation> {
@@ -257,7 +264,8 @@ impl Flusher {
         let mut v = Vec::new();
         let pending: Vec<String> = wbs.iter().filter(|wb| wb.run_pending()).map(|wb| format!("wb{}", wb.id)).collect();
         let bound = self.bounds.after_others();
-        if !pending.is_empty() || log.after_others > bound {
+        let capped = log.runs.len() >= self.bounds.max_runs;
+        if log.after_others > bound || (!pending.is_empty() && !capped) {
             v.push(Violation {
                 property: QUIESCENCE,
                 message: format!(

@@ -70,6 +70,7 @@ fn the_required_exports_exist() {
         "dontcache-kick+v7+guard",
         "dontcache-kick+v5-approx-read+fold",
         "dontcache-kick+v7+rescuer",
+        "dontcache-kick+v7-fix-kick-hold+first-dirty",
     ] {
         assert!(have.contains(name), "no export {name}");
     }
@@ -103,6 +104,7 @@ fn results_state_the_predictions() {
         ("dontcache-kick+v7-posted+guard", "Sometimes"),
         ("dontcache-kick+v7+rescuer", "Always"),
         ("dontcache-kick+v7-fix-kick-requeue+rescuer", "Never"),
+        ("dontcache-kick+v7-fix-kick-hold+first-dirty", "Never"),
         ("wb-pin+v7", "Never"),
         ("wb-pin+v6-unpinned", "Sometimes"),
         ("wb-pin+v5-wakeup-in-section", "Never"),

@@ -87,6 +87,7 @@ pub const MEASURED: &[(&str, Outcome, u64, u64)] = &[
     ("dontcache-kick+v7-posted-no-mb", Outcome::Sometimes, 1, 3),
     ("dontcache-kick+v5-late-clear", Outcome::Sometimes, 1, 3),
     ("dontcache-kick+v5-approx-read", Outcome::Sometimes, 1, 1),
+    ("dontcache-kick+v7-fix-kick-hold+first-dirty", Outcome::Never, 0, 4),
 ];
 
 /// The table of the READMEs: every export with its shape, prediction, what the prediction

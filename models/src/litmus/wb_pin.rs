@@ -7,7 +7,7 @@ use super::{
     I_STATE_NOTE,
 };
 use crate::wb_pin::NAME;
-use wb_core::property::{LOST_WAKEUP, USE_AFTER_FREE};
+use wb_core::property::{EXPEDITION, USE_AFTER_FREE};
 use wb_core::revision::{KickPin, PinRevision, SwitchKick};
 
 pub fn exports() -> Vec<Litmus> {
@@ -163,7 +163,7 @@ fn i_wb_switch() -> Litmus {
 
 /// The v7 finding: the switch moves a kicked page's count to the new wb without its kick.
 fn switch_kick(rev: PinRevision) -> Litmus {
-    let lost = loom_reports(rev, LOST_WAKEUP);
+    let lost = loom_reports(rev, EXPEDITION);
     let mut p0 = Proc::new("int *slot1, int *slot2, int *start2, int *pend2", &["int r0", "int r2"])
         .line("atomic_sub(1, slot1);", "inode_do_switch_wbs: wb_stat_mod(old_wb, DONTCACHE, -nr)")
         .line("atomic_add(1, slot2);", "wb_stat_mod(new_wb, WB_DONTCACHE_DIRTY, nr)");
@@ -189,9 +189,9 @@ fn switch_kick(rev: PinRevision) -> Litmus {
         summary: rev.summary(),
         prediction: Prediction::sometimes_if(lost),
         basis: Basis {
-            short: format!("loom: {}", if lost { "fail (lost-wakeup)" } else { "pass" }),
+            short: format!("loom: {}", if lost { "fail (expedition)" } else { "pass" }),
             long: format!(
-                "loom's verdict on lost-wakeup, {}. {}",
+                "loom's verdict on expedition, {}. {}",
                 if lost { "fail" } else { "pass" },
                 if lost {
                     "The outcome needs no reordering (kick, switch, then the two runs, in that order)."
