@@ -127,7 +127,7 @@ fn the_byte_scheduler_is_deterministic_and_total() {
 
 #[test]
 fn campaign_configuration_errors_name_the_valid_values() {
-    assert_eq!(campaign_revision("dontcache-kick", None).unwrap(), "v7-fix-kick-requeue");
+    assert_eq!(campaign_revision("dontcache-kick", None).unwrap(), "v7-fix-kick-hold");
     assert_eq!(campaign_revision("bdev-slots", None).unwrap(), "packed");
     assert_eq!(campaign_revision("wb-pin", Some("v6-unpinned".into())).unwrap(), "v6-unpinned");
     let e = campaign_revision("wb-pin", Some("v9".into())).unwrap_err();

@@ -222,13 +222,13 @@ pub fn scope_decl() -> ScopeDecl {
         roles: vec![
             role("writer", "filemap_dirty_folio (a DONTCACHE folio), then filemap_dontcache_kick_writeback with the revision's pinning", "generic_perform_write with IOCB_DONTCACHE, then generic_write_sync"),
             role("switcher", "inode_switch_wbs, then its work (synchronize_rcu, inode_do_switch_wbs, wb_wakeup, puts)", "cgroup writeback's foreign-owner switch (wbc_detach_inode); cleanup_offline_cgwb (memcg offline), which switches only inodes on b_attached or b_dirty_time: clean, or dirty only in timestamps, when the switch is prepared"),
-            role("kworker", "queued runs of wb1's and wb2's wb_workfn (consume, writeback of the inode)", "bdi_wq's kworkers"),
+            role("kworker", "the runs of wb1's and wb2's wb_workfn on the worklist (consume, writeback of the inode), the timers the runs and the first dirty inode arm", "bdi_wq's kworkers (models/src/flusher.rs)"),
         ],
-        counts: "loom: one writer with one operation, the switcher, the kworker with one pass over both wbs (quick) or two (scope, deep); shuttle: two writers with two operations each, the kworker running until nothing is queued",
+        counts: "loom: one writer with one operation, the switcher, the kworker with one look over both wbs (quick) or two (scope, deep) and then the drain (runs until none is queued, at most 4 per look + 4); shuttle: two writers with two operations each, the kworker serving the worklist until the others are done and nothing is queued (at most 16 runs)",
         sharing: "one inode on cgroup wb1 switching to wb2, its folios (one per operation)",
         initial: "wb1's memcg offline (cgwb_kill dropped the initial reference: the inode's is the last), the inode clean, nothing queued",
         excluded: "an old wb whose memcg is online (its initial reference keeps every put from being the last: the lifetime properties cannot fail there, and the kick lost across the switch is the same one); a second switch (I_WB_SWITCH makes it return); other inodes on the wbs (dontcache-kick's subject)",
-        bounds: "loom: 2 CPUs, batch 4, one placement (writer cpu0, switcher and kworker cpu1); preemption bound 3 (quick, scope: v6-unpinned's use-after-free needs 3), 4 (deep). shuttle: 10,000 / 50,000 / 200,000 iterations. oracle: every interleaving of whole calls, two writers (three deep)",
+        bounds: "loom: 2 CPUs, batch 4, one placement (writer cpu0, switcher and kworker cpu1); runs on kworkers only; preemption bound 2 (quick), 3 (scope), 4 (deep). shuttle: 10,000 / 50,000 / 200,000 iterations. oracle: every interleaving of whole calls, two writers (three deep), the kworker's two looks over both wbs and then its drain",
         configurations: vec!["writer + switcher + kworker; wb1 killed, inode clean".into()],
     }
 }

@@ -222,11 +222,11 @@ crate::catalogue! {
             knobs: KickProtocol::FIX_POSTED,
             expected: [EX, EX, EX, EX],
         },
-        /// Fixes the rescuer only: a non-kicking first dirtier's window still skips the kick
-        /// (the oracle runs whole calls and cannot see that window).
+        /// Fixes the rescuer only: a non-kicking first dirtier's window still skips the kick (the
+        /// oracle runs whole calls and cannot see that window), and the requeue spins.
         V7FixRescuerRequeue {
             name: "v7-fix-rescuer-requeue",
-            summary: "partial fix: wb_workfn ends with wb_wakeup while WB_start_dontcache is set (the wb_has_dirty_io window stays)",
+            summary: "partial fix: wb_workfn ends with wb_wakeup while WB_start_dontcache is set (the wb_has_dirty_io window stays; the requeue spins on the rescuer)",
             provenance: Provenance::OurFix,
             role: Role::Bug,
             knobs: KickProtocol::REQUEUE,
@@ -234,7 +234,7 @@ crate::catalogue! {
         },
         V7FixKickRequeue {
             name: "v7-fix-kick-requeue",
-            summary: "our fix: v7's kick without the wb_has_dirty_io test, and wb_workfn ends with wb_wakeup while WB_start_dontcache is set",
+            summary: "issue 25's fix: no wb_has_dirty_io test, and wb_workfn ends with wb_wakeup while WB_start_dontcache is set (the kick's run can come too early; the requeue spins on the rescuer)",
             provenance: Provenance::OurFix,
             role: Role::Bug,
             knobs: KickProtocol::FIX_REQUEUE,
@@ -242,7 +242,7 @@ crate::catalogue! {
         },
         V7FixKickPostedRequeue {
             name: "v7-fix-kick-posted-requeue",
-            summary: "our fix on the posted kick: no wb_has_dirty_io test, and wb_workfn's requeue for a pending kick",
+            summary: "issue 25's fix on the posted kick: no wb_has_dirty_io test, and wb_workfn's requeue for a pending kick (as v7-fix-kick-requeue)",
             provenance: Provenance::OurFix,
             role: Role::Bug,
             knobs: KickProtocol::FIX_POSTED_REQUEUE,
