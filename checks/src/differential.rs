@@ -4,7 +4,9 @@
 
 use crate::oracle::bdev_slots::{ref_slot_revision, RefKey, RefSlots};
 use crate::oracle::dontcache_accounting::{AccOp, RefAccounting, RefPte};
-use crate::oracle::dontcache_kick::{KickOp, KickResult, KickUniverse, RanRun, RefKick, DRAIN_RUNS, FLUSHER_CPU};
+use crate::oracle::dontcache_kick::{
+    flusher_call, FlusherCalls, KickOp, KickResult, KickUniverse, RanRun, RefKick, FLUSHER_CPU,
+};
 use crate::oracle::percpu_counter::RefPercpu;
 use crate::oracle::wb_pin::{Life as PinLife, PinOp, RefPin, NEW, OLD};
 use std::collections::VecDeque;
@@ -59,9 +61,11 @@ impl CoreKick {
         }
         CoreKick { bdi, inodes, cpus }
     }
+}
 
+impl FlusherCalls for CoreKick {
     /// One flusher run of what is queued, if anything is.
-    fn run(&self, rescuer: bool) -> Option<RanRun> {
+    fn run(&mut self, rescuer: bool) -> Option<RanRun> {
         let refs: Vec<&Inode<Std>> = self.inodes.iter().collect();
         let on = if rescuer { RunOn::Rescuer } else { RunOn::Worker };
         let run = wb_workfn(&self.cpus[FLUSHER_CPU], self.bdi.wb(0), &refs, || on)?;
@@ -73,10 +77,12 @@ impl CoreKick {
         })
     }
 
-    fn fire(&self) -> bool {
+    fn fire(&mut self) -> bool {
         fire_timer(&self.cpus[FLUSHER_CPU], self.bdi.wb(0), || true)
     }
+}
 
+impl CoreKick {
     pub fn apply(&mut self, op: KickOp) -> KickResult {
         match op {
             KickOp::Dirty { inode, folio, cpu } => {
@@ -91,20 +97,7 @@ impl CoreKick {
                 let woke = filemap_dontcache_kick_writeback(&self.cpus[0], &self.inodes[inode]);
                 KickResult::Kicked { woke }
             }
-            KickOp::Run { rescuer } => KickResult::Ran(self.run(rescuer).into_iter().collect()),
-            KickOp::Fire => KickResult::Fired(self.fire()),
-            KickOp::Look { rescuer } => match self.run(rescuer) {
-                Some(r) => KickResult::Ran(vec![r]),
-                None => KickResult::Ran(if self.fire() { self.run(rescuer).into_iter().collect() } else { Vec::new() }),
-            },
-            KickOp::Drain => {
-                let mut runs = Vec::new();
-                while runs.len() < DRAIN_RUNS {
-                    let Some(r) = self.run(false) else { break };
-                    runs.push(r);
-                }
-                KickResult::Ran(runs)
-            }
+            KickOp::Run { .. } | KickOp::Fire | KickOp::Look { .. } | KickOp::Drain => flusher_call(self, op),
         }
     }
 

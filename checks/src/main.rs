@@ -73,14 +73,15 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Re-run one execution and print its trace: a counterexample's replay handle (`loom1:...`
-    /// or `shuttle1:...`), or a `sched_<scenario>` fuzz input (e.g. a crash file).
+    /// Re-run one execution and print its trace: a counterexample's replay handle (`loom1:...`,
+    /// `shuttle1:...`, or `oracle1:...` for dontcache-kick's liveness counterexamples), or a
+    /// `sched_<scenario>` fuzz input (e.g. a crash file).
     Replay {
         scenario: String,
         #[arg(long)]
         revision: String,
-        /// The shuttle two share the model configuration; default: loom for a `loom1:` handle,
-        /// shuttle-random otherwise.
+        /// The shuttle two share the model configuration; default: loom for a `loom1:` handle, the
+        /// oracle for an `oracle1:` one, shuttle-random otherwise.
         #[arg(long)]
         checker: Option<Checker>,
         /// The counterexample's "replay" value.
@@ -497,6 +498,13 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
         Command::Replay { scenario, revision, checker, schedule, fuzz_input, tier } => {
             let bounds = Bounds::from_env(tier)?;
             let s = find_scenario(&scenario)?;
+            let is_oracle = schedule.as_deref().is_some_and(|h| h.starts_with("oracle1:"));
+            if checker == Some(Checker::Oracle) || is_oracle {
+                let handle = schedule.ok_or_else(|| Stop::Error("an oracle replay needs --schedule".into()))?;
+                let replayed = wb_checks::oracle::replay(s.info().name, &revision, &handle)?;
+                emit(render::replayed_text(&replayed))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let is_loom = schedule.as_deref().is_some_and(|h| h.starts_with("loom1:"));
             let checker = checker.unwrap_or(if is_loom { Checker::Loom } else { Checker::ShuttleRandom });
             let bytes = match &fuzz_input {

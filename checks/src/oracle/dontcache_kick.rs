@@ -119,6 +119,35 @@ pub enum KickOp {
 /// The most runs a [`KickOp::Drain`] makes.
 pub const DRAIN_RUNS: usize = 8;
 
+/// A flusher's two primitives, as the reference and the core each implement them: one run of
+/// the queued work (if any), and the armed timer firing.
+pub trait FlusherCalls {
+    fn run(&mut self, rescuer: bool) -> Option<RanRun>;
+    fn fire(&mut self) -> bool;
+}
+
+/// The flusher's calls of [`KickOp`] from its primitives (the same sequencing for both sides of
+/// the comparison: it is the driver's, not the kernel's).
+pub fn flusher_call(f: &mut impl FlusherCalls, op: KickOp) -> KickResult {
+    match op {
+        KickOp::Run { rescuer } => KickResult::Ran(f.run(rescuer).into_iter().collect()),
+        KickOp::Fire => KickResult::Fired(f.fire()),
+        KickOp::Look { rescuer } => match f.run(rescuer) {
+            Some(r) => KickResult::Ran(vec![r]),
+            None => KickResult::Ran(if f.fire() { f.run(rescuer).into_iter().collect() } else { Vec::new() }),
+        },
+        KickOp::Drain => {
+            let mut runs = Vec::new();
+            while runs.len() < DRAIN_RUNS {
+                let Some(r) = f.run(false) else { break };
+                runs.push(r);
+            }
+            KickResult::Ran(runs)
+        }
+        _ => unreachable!("not a flusher call: {op:?}"),
+    }
+}
+
 /// What one flusher run did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RanRun {
@@ -196,6 +225,15 @@ pub struct RefKick {
 
 /// The flusher's CPU (its count-outs go to this slot).
 pub const FLUSHER_CPU: usize = 0;
+
+impl FlusherCalls for RefKick {
+    fn run(&mut self, rescuer: bool) -> Option<RanRun> {
+        self.run_queued(rescuer)
+    }
+    fn fire(&mut self) -> bool {
+        self.fire_timer()
+    }
+}
 
 impl RefKick {
     pub fn new(universe: &KickUniverse, nr_cpus: usize, batch: i64, knobs: RefKnobs) -> Self {
@@ -314,7 +352,7 @@ impl RefKick {
     }
 
     /// One run of the queued work, if one is queued.
-    fn run(&mut self, rescuer: bool) -> Option<RanRun> {
+    fn run_queued(&mut self, rescuer: bool) -> Option<RanRun> {
         if !std::mem::replace(&mut self.pending, false) {
             return None;
         }
@@ -377,7 +415,7 @@ impl RefKick {
     }
 
     /// The timer fires: time passes, so every page still owed is late.
-    fn fire(&mut self) -> bool {
+    fn fire_timer(&mut self) -> bool {
         if self.pending || !self.timer {
             return false;
         }
@@ -427,22 +465,7 @@ impl RefKick {
                 }
                 KickResult::Kicked { woke }
             }
-            KickOp::Run { rescuer } => KickResult::Ran(self.run(rescuer).into_iter().collect()),
-            KickOp::Fire => KickResult::Fired(self.fire()),
-            KickOp::Look { rescuer } => {
-                if let Some(r) = self.run(rescuer) {
-                    return KickResult::Ran(vec![r]);
-                }
-                KickResult::Ran(if self.fire() { self.run(rescuer).into_iter().collect() } else { Vec::new() })
-            }
-            KickOp::Drain => {
-                let mut runs = Vec::new();
-                while runs.len() < DRAIN_RUNS {
-                    let Some(r) = self.run(false) else { break };
-                    runs.push(r);
-                }
-                KickResult::Ran(runs)
-            }
+            KickOp::Run { .. } | KickOp::Fire | KickOp::Look { .. } | KickOp::Drain => flusher_call(self, op),
         }
     }
 
@@ -851,21 +874,28 @@ pub fn kick_liveness(revision: KickRevision, tier: Tier) -> Result<Vec<Counterex
             found.push(cx);
         }
     };
-    for setup in dontcache_kick::kick_scope() {
+    for (c, setup) in dontcache_kick::kick_scope().into_iter().enumerate() {
         let adders = setup.threads.iter().filter(|t| t.role.adds()).count();
-        for cpus in placements(adders, cfg.nr_cpus) {
-            let universe = kick_universe(&setup);
-            let system = KickSystem {
-                threads: thread_calls(&setup, &cpus, cfg.ops),
-                initial: RefKick::new(&universe, cfg.nr_cpus, i64::from(cfg.batch), knobs),
-            };
+        for (pl, cpus) in placements(adders, cfg.nr_cpus).into_iter().enumerate() {
+            let system = kick_system(&setup, &cpus, &cfg, knobs);
             let graph = Graph::explore(&system, MAX_STATES)?;
+            let handle = |property: &str, prefix: &[usize], cycle: Option<&[usize]>| {
+                OracleHandle {
+                    tier,
+                    property: property.to_string(),
+                    configuration: c,
+                    placement: pl,
+                    prefix: prefix.to_vec(),
+                    cycle: cycle.map(<[usize]>::to_vec),
+                }
+                .encode()
+            };
             let n = system.threads.len();
             let threads_done = |s: &KickState| s.pcs.iter().zip(&system.threads).all(|(pc, t)| *pc == t.len());
             let is_run = |p: usize| p == system.worker() || p == system.rescuer();
             let fair: Vec<usize> = (0..n).chain([system.worker(), system.timer()]).collect();
             let writers_and_timer: Vec<usize> = (0..n).chain([system.timer()]).collect();
-            let label = |property: &'static str, message: String, steps: Vec<Step>| {
+            let label = |property: &'static str, message: String, steps: Vec<Step>, replay: String| {
                 let mut cx = Counterexample::sequential(
                     property,
                     message,
@@ -873,6 +903,7 @@ pub fn kick_liveness(revision: KickRevision, tier: Tier) -> Result<Vec<Counterex
                     steps,
                 );
                 cx.configuration = setup.label();
+                cx.replay = Some(replay);
                 cx
             };
             let any = |_: &KickState| true;
@@ -884,8 +915,9 @@ pub fn kick_liveness(revision: KickRevision, tier: Tier) -> Result<Vec<Counterex
             if let Some(l) = graph.find_lasso(&q) {
                 keep(label(
                     QUIESCENCE,
-                    "under weak fairness of every thread, the workqueue (a worker eventually runs) and the timer, the flusher runs forever: the lasso's loop repeats".into(),
+                    QUIESCENCE_LASSO.into(),
                     lasso_steps(&setup, &l),
+                    handle(QUIESCENCE, &processes(&l.prefix), Some(&processes(&l.cycle))),
                 ));
             }
             // The spin: runs that write nothing, forever, when the rescuer may take every run.
@@ -894,25 +926,180 @@ pub fn kick_liveness(revision: KickRevision, tier: Tier) -> Result<Vec<Counterex
             if let Some(l) = graph.find_lasso(&s) {
                 keep(label(
                     NO_IDLE_SPIN,
-                    "with the workqueue owed no fairness (the rescuer takes every run under memory pressure), the flusher's runs write nothing and queue the work again forever: the lasso's loop".into(),
+                    SPIN_LASSO.into(),
                     lasso_steps(&setup, &l),
+                    handle(NO_IDLE_SPIN, &processes(&l.prefix), Some(&processes(&l.cycle))),
                 ));
             }
             let stopped = |s: &KickState| threads_done(s) && !s.model.pending;
-            for (property, judge) in [
-                (EXPEDITION, RefKick::expedition as fn(&RefKick) -> Option<String>),
-                (DIRTY_TRACKING, RefKick::dirty_tracking),
-            ] {
+            for (property, judge) in END_STATE_JUDGES {
                 if let Some(path) = graph.path_to(|s| stopped(s) && judge(&s.model).is_some()) {
                     let last = path.steps.last().map_or(&path.start, |s| &s.to);
                     let message = judge(&last.model).expect("the path ends where the property fails");
                     let steps = path.steps.iter().map(|st| step_of(&setup, st.process, st.action.0, &st.to)).collect();
-                    keep(label(property, format!("{message} (a state of the unbounded graph)"), steps));
+                    let replay = handle(property, &processes(&path.steps), None);
+                    keep(label(property, format!("{message} (a state of the unbounded graph)"), steps, replay));
                 }
             }
         }
     }
     Ok(found)
+}
+
+const QUIESCENCE_LASSO: &str = "under weak fairness of every thread, the workqueue (a worker eventually runs) and the \
+    timer, the flusher runs forever: the lasso's loop repeats";
+const SPIN_LASSO: &str = "with the workqueue owed no fairness (the rescuer takes every run under memory pressure), \
+    the flusher's runs write nothing and queue the work again forever: the lasso's loop";
+
+/// The end-state properties the liveness check judges where the flusher has stopped.
+type Judge = fn(&RefKick) -> Option<String>;
+const END_STATE_JUDGES: [(&str, Judge); 2] =
+    [(EXPEDITION, RefKick::expedition), (DIRTY_TRACKING, RefKick::dirty_tracking)];
+
+/// The reference's state graph of one configuration and placement.
+fn kick_system(setup: &Setup, cpus: &[usize], cfg: &KickOracleConfig, knobs: RefKnobs) -> KickSystem {
+    KickSystem {
+        threads: thread_calls(setup, cpus, cfg.ops),
+        initial: RefKick::new(&kick_universe(setup), cfg.nr_cpus, i64::from(cfg.batch), knobs),
+    }
+}
+
+fn processes(steps: &[super::liveness::Step<KickState, KickAction>]) -> Vec<usize> {
+    steps.iter().map(|s| s.process).collect()
+}
+
+/// An oracle counterexample's replay handle: `oracle1:TIER:PROPERTY:CONFIGURATION:PLACEMENT:PREFIX`
+/// or, for a lasso, `...:PREFIX|CYCLE`, the transitions as the processes that take them
+/// (comma-separated: a thread's number takes its next call; after the threads, the worker, the
+/// rescuer and the timer). Each process has at most one transition in a state, so the processes name
+/// the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OracleHandle {
+    pub tier: Tier,
+    pub property: String,
+    pub configuration: usize,
+    pub placement: usize,
+    pub prefix: Vec<usize>,
+    pub cycle: Option<Vec<usize>>,
+}
+
+impl OracleHandle {
+    pub fn encode(&self) -> String {
+        let list = |v: &[usize]| v.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        let mut out = format!(
+            "oracle1:{}:{}:{}:{}:{}",
+            self.tier.name(),
+            self.property,
+            self.configuration,
+            self.placement,
+            list(&self.prefix)
+        );
+        if let Some(cycle) = &self.cycle {
+            out += &format!("|{}", list(cycle));
+        }
+        out
+    }
+
+    pub fn decode(text: &str) -> Result<Self, String> {
+        let bad = |why: &str| {
+            format!("malformed oracle handle '{text}': {why} (expected oracle1:TIER:PROPERTY:CONFIGURATION:PLACEMENT:PREFIX[|CYCLE])")
+        };
+        let body = text.strip_prefix("oracle1:").ok_or_else(|| bad("no oracle1: prefix"))?;
+        let parts: Vec<&str> = body.splitn(5, ':').collect();
+        let [tier, property, configuration, placement, path] = parts[..] else { return Err(bad("too few fields")) };
+        let tier = Tier::from_name(tier).ok_or_else(|| bad("unknown tier"))?;
+        let number = |s: &str| s.parse::<usize>().map_err(|_| bad(&format!("'{s}' is not a number")));
+        let list = |s: &str| -> Result<Vec<usize>, String> {
+            if s.is_empty() {
+                Ok(Vec::new())
+            } else {
+                s.split(',').map(number).collect()
+            }
+        };
+        let (prefix, cycle) = match path.split_once('|') {
+            Some((p, c)) => (list(p)?, Some(list(c)?)),
+            None => (list(path)?, None),
+        };
+        if cycle.as_ref().is_some_and(Vec::is_empty) {
+            return Err(bad("an empty cycle"));
+        }
+        Ok(OracleHandle {
+            tier,
+            property: property.to_string(),
+            configuration: number(configuration)?,
+            placement: number(placement)?,
+            prefix,
+            cycle,
+        })
+    }
+}
+
+/// Replay an oracle counterexample of `dontcache-kick` from its handle: rebuild the configuration's
+/// state graph system, take the named transitions (each must be enabled), and check what the
+/// handle claims: a lasso's cycle returns to its first state; a path ends in a stopped state where
+/// its property fails. Returns the configuration, the steps (a lasso with its markers) and the
+/// violation.
+pub fn kick_replay(revision: KickRevision, text: &str) -> Result<(String, Vec<Step>, String), String> {
+    let h = OracleHandle::decode(text)?;
+    let cfg = KickOracleConfig::for_tier(h.tier);
+    let scope = dontcache_kick::kick_scope();
+    let setup = scope.get(h.configuration).ok_or_else(|| {
+        format!("configuration {} is not in the scope ({} configurations)", h.configuration, scope.len())
+    })?;
+    let adders = setup.threads.iter().filter(|t| t.role.adds()).count();
+    let all = placements(adders, cfg.nr_cpus);
+    let cpus = all
+        .get(h.placement)
+        .ok_or_else(|| format!("placement {} is not one of the configuration's {}", h.placement, all.len()))?;
+    let system = kick_system(setup, cpus, &cfg, kick_knobs(revision));
+    let walk = |from: KickState, path: &[usize], steps: &mut Vec<Step>| -> Result<KickState, String> {
+        let mut state = from;
+        for (i, &p) in path.iter().enumerate() {
+            let (_, action, next) = system
+                .successors(&state)
+                .into_iter()
+                .find(|(q, _, _)| *q == p)
+                .ok_or_else(|| format!("step {}: process {p} has no transition enabled there", i + 1))?;
+            steps.push(step_of(setup, p, action.0, &next));
+            state = next;
+        }
+        Ok(state)
+    };
+    let mut steps = Vec::new();
+    let start = walk(system.initial(), &h.prefix, &mut steps)?;
+    let message = match &h.cycle {
+        Some(cycle) => {
+            steps.push(Step::new(
+                "lasso".to_string(),
+                "loop",
+                "the loop starts here: the steps below repeat forever".to_string(),
+            ));
+            let end = walk(start.clone(), cycle, &mut steps)?;
+            if end != start {
+                return Err("the cycle does not return to its first state".into());
+            }
+            steps.push(Step::new("lasso".to_string(), "loop", "back at the loop's first state".to_string()));
+            match h.property.as_str() {
+                QUIESCENCE => QUIESCENCE_LASSO.to_string(),
+                NO_IDLE_SPIN => SPIN_LASSO.to_string(),
+                other => {
+                    return Err(format!("a lasso of property '{other}': only quiescence and no-idle-spin have lassos"))
+                }
+            }
+        }
+        None => {
+            let (_, judge) = END_STATE_JUDGES
+                .iter()
+                .find(|(p, _)| *p == h.property)
+                .ok_or_else(|| format!("no end-state property '{}' (expedition, dirty-tracking)", h.property))?;
+            if !(start.pcs.iter().zip(&system.threads).all(|(pc, t)| *pc == t.len()) && !start.model.pending) {
+                return Err("the path does not end where the flusher has stopped".into());
+            }
+            let message = judge(&start.model).ok_or_else(|| format!("{} holds at the path's end", h.property))?;
+            format!("{message} (a state of the unbounded graph)")
+        }
+    };
+    Ok((setup.label(), steps, message))
 }
 
 /// One transition of the graph as a trace step.
@@ -1026,5 +1213,52 @@ mod tests {
         assert!(cx.steps.iter().any(|s| s.thread == "rescuer") && cx.steps.iter().any(|s| s.thread == "lasso"));
         assert!(!props.contains(&QUIESCENCE), "the rescuer's loop is unfair to the worker: {props:?}");
         assert!(kick_liveness(KickRevision::V7FixKickHold, Tier::Quick).unwrap().is_empty());
+        // The lasso replays from its handle to the same steps; on the fix its path is not enabled.
+        let handle = cx.replay.as_deref().expect("a lasso has a handle");
+        let (configuration, steps, message) = kick_replay(KickRevision::V7FixKickRequeue, handle).unwrap();
+        assert_eq!((configuration, steps, message), (cx.configuration.clone(), cx.steps.clone(), cx.message.clone()));
+        assert!(kick_replay(KickRevision::V7FixKickHold, handle).is_err());
+    }
+
+    /// Every liveness counterexample of the kick's bug rows replays from its handle to its steps.
+    #[test]
+    fn liveness_counterexamples_replay() {
+        for rev in [KickRevision::V7, KickRevision::V7FixKickHoldDelayed, KickRevision::V7FixRescuerRequeue] {
+            let found = kick_liveness(rev, Tier::Quick).unwrap();
+            assert!(!found.is_empty(), "{rev:?}");
+            for cx in found {
+                let (_, steps, message) = kick_replay(rev, cx.replay.as_deref().unwrap()).unwrap();
+                assert_eq!((steps, message), (cx.steps.clone(), cx.message.clone()), "{rev:?} {}", cx.property);
+            }
+        }
+    }
+
+    #[test]
+    fn oracle_handles_round_trip_and_reject_malformed_text() {
+        let h = OracleHandle {
+            tier: Tier::Scope,
+            property: "no-idle-spin".into(),
+            configuration: 3,
+            placement: 1,
+            prefix: vec![0, 4, 2],
+            cycle: Some(vec![3]),
+        };
+        assert_eq!(OracleHandle::decode(&h.encode()).unwrap(), h);
+        let path = OracleHandle { cycle: None, prefix: vec![], ..h.clone() };
+        assert_eq!(OracleHandle::decode(&path.encode()).unwrap(), path);
+        for bad in [
+            "",
+            "oracle1:",
+            "oracle1:quick:p:0",
+            "oracle1:huge:p:0:0:1",
+            "oracle1:quick:p:x:0:1",
+            "oracle1:quick:p:0:0:1|",
+            "loom1:quick:0:0:1:3",
+        ] {
+            assert!(OracleHandle::decode(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(kick_replay(KickRevision::V7, "oracle1:quick:expedition:999:0:")
+            .unwrap_err()
+            .contains("not in the scope"));
     }
 }

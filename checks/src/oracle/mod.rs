@@ -178,6 +178,37 @@ pub fn run(scenario: &str, revision: &str, tier: Tier) -> Result<Outcome, String
     run(revision, tier)
 }
 
+/// Replay an oracle counterexample from its `oracle1:` handle (dontcache-kick's liveness check
+/// gives them: its lassos and its stopped states); the other oracles' counterexamples are
+/// sequences of whole calls, printed in full, with no handle.
+pub fn replay(scenario: &str, revision: &str, handle: &str) -> Result<wb_models::harness::Replayed, String> {
+    if scenario != dontcache_kick::NAME {
+        return Err(format!(
+            "the oracle's counterexamples of {scenario} are sequences of whole calls, printed in full by `wbcheck run`; only {}'s have replay handles",
+            dontcache_kick::NAME
+        ));
+    }
+    let rev: wb_core::revision::KickRevision = parse_revision(dontcache_kick::NAME, revision)?;
+    let (configuration, steps, message) = dontcache_kick::kick_replay(rev, handle)?;
+    let property = dontcache_kick::OracleHandle::decode(handle)?.property;
+    let property = [
+        wb_core::property::EXPEDITION,
+        wb_core::property::QUIESCENCE,
+        wb_core::property::NO_IDLE_SPIN,
+        wb_core::property::DIRTY_TRACKING,
+    ]
+    .into_iter()
+    .find(|p| *p == property)
+    .ok_or_else(|| format!("unknown property '{property}' in the handle"))?;
+    Ok(wb_models::harness::Replayed {
+        placement: ONE_CPU.into(),
+        configuration,
+        steps,
+        violations: vec![wb_models::outcome::Violation { property, message }],
+        schedule: handle.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
