@@ -1,5 +1,5 @@
-//! Per-configuration loom cost of dontcache-kick: `cargo run --release -p wb-models --example
-//! kick_configs -- REVISION [PREEMPTIONS] [TIER]`.
+//! Per-configuration loom cost and verdict of dontcache-kick: `cargo run --release -p wb-models
+//! --example kick_configs -- REVISION [PREEMPTIONS] [TIER]`; with `SHOW=1` each counterexample too.
 use std::sync::Arc;
 use wb_core::revision::KickRevision;
 use wb_models::bounds::{Bounds, Tier};
