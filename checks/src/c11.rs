@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 use std::time::Instant;
-use wb_models::c11::differential::{compare, Comparison};
+use wb_models::c11::differential::{compare, compare_within, Comparison};
 use wb_models::c11::gen::{program, Seeded, Shape};
 use wb_models::c11::program::{Program, MAX_LOCS, MAX_OPS, MAX_THREADS};
 use wb_models::c11::{herd, run};
@@ -45,6 +46,11 @@ pub struct Campaign {
     /// The failing programs' comparisons, by program number (at most [`KEEP`]).
     pub failures: Vec<(usize, Comparison)>,
     pub failed: usize,
+    /// Programs whose loom search was still running at the per-program time limit: not
+    /// compared (their numbers, at most [`KEEP`], and how many).
+    pub stopped: Vec<usize>,
+    pub stopped_count: usize,
+    pub limit: Option<Duration>,
 }
 
 /// How many failing programs a campaign keeps to print.
@@ -55,11 +61,20 @@ pub fn campaign_program(seed: u64, i: usize, shape: Shape) -> Program {
     program(&mut Seeded::new(seed.wrapping_add(i as u64)), shape)
 }
 
-/// Check `programs` generated programs on `jobs` threads; `progress` is called after each.
-pub fn campaign(programs: usize, seed: u64, shape: Shape, jobs: usize, progress: &(dyn Fn(usize) + Sync)) -> Campaign {
+/// Check `programs` generated programs on `jobs` threads, each loom search stopped (and the
+/// program left uncompared) after `limit`; `progress` is called after each.
+pub fn campaign(
+    programs: usize,
+    seed: u64,
+    shape: Shape,
+    jobs: usize,
+    limit: Option<Duration>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Campaign {
     let start = Instant::now();
     let (next, done, executions) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     let failures = Mutex::new(Vec::new());
+    let (stopped, stopped_count) = (Mutex::new(Vec::new()), AtomicUsize::new(0));
     let failed = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
@@ -68,7 +83,15 @@ pub fn campaign(programs: usize, seed: u64, shape: Shape, jobs: usize, progress:
                 if i >= programs {
                     return;
                 }
-                let c = compare(&campaign_program(seed, i, shape));
+                let Some(c) = compare_within(&campaign_program(seed, i, shape), limit) else {
+                    stopped_count.fetch_add(1, Ordering::Relaxed);
+                    let mut kept = stopped.lock().unwrap();
+                    if kept.len() < KEEP {
+                        kept.push(i);
+                    }
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    continue;
+                };
                 executions.fetch_add(c.loom.executions as usize, Ordering::Relaxed);
                 if !c.mismatches().is_empty() {
                     failed.fetch_add(1, Ordering::Relaxed);
@@ -83,12 +106,17 @@ pub fn campaign(programs: usize, seed: u64, shape: Shape, jobs: usize, progress:
     });
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by_key(|(i, _)| *i);
+    let mut stopped = stopped.into_inner().unwrap();
+    stopped.sort_unstable();
     Campaign {
         programs,
         executions: executions.into_inner() as u64,
         secs: start.elapsed().as_secs_f64(),
         failures,
         failed: failed.into_inner(),
+        stopped,
+        stopped_count: stopped_count.into_inner(),
+        limit,
     }
 }
 
@@ -98,10 +126,26 @@ impl Campaign {
         for (i, c) in &self.failures {
             let _ = writeln!(out, "program {i} (seed {seed}):\n{c}");
         }
+        if let Some(limit) = self.limit.filter(|_| self.stopped_count > 0) {
+            let _ = writeln!(
+                out,
+                "{} programs stopped at the per-program time limit of {} s and not compared (first: {})",
+                self.stopped_count,
+                limit.as_secs_f64(),
+                self.stopped.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            );
+        }
         let _ = writeln!(
             out,
-            "{} programs (shape {}x{}x{}, seed {seed}): {} with a mismatch; {} loom executions in {:.1} s",
-            self.programs, shape.max_threads, shape.max_ops, shape.max_locs, self.failed, self.executions, self.secs
+            "{} programs (shape {}x{}x{}, seed {seed}): {} with a mismatch, {} compared; {} loom executions in {:.1} s",
+            self.programs,
+            shape.max_threads,
+            shape.max_ops,
+            shape.max_locs,
+            self.failed,
+            self.programs - self.stopped_count,
+            self.executions,
+            self.secs
         );
         out
     }
@@ -143,7 +187,7 @@ mod tests {
     fn a_campaign_runs_every_program_once() {
         let shape = parse_shape("2x2x1").unwrap();
         let calls = AtomicUsize::new(0);
-        let c = campaign(20, 1, shape, 2, &|_| {
+        let c = campaign(20, 1, shape, 2, None, &|_| {
             calls.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!((c.programs, c.failed, calls.into_inner()), (20, 0, 20));

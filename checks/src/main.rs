@@ -185,6 +185,10 @@ enum C11Command {
         /// Threads checking programs at once (default: $WBCHECK_JOBS, else the number of CPUs).
         #[arg(long, value_parser = positive::<usize>)]
         jobs: Option<usize>,
+        /// Stop a program's loom search after this many seconds and leave it uncompared (the
+        /// report counts and names such programs); no limit by default.
+        #[arg(long, value_parser = positive::<u64>)]
+        max_secs: Option<u64>,
     },
     /// Write generated programs without a mutex as herd7 C11 litmus tests, loom's final states
     /// in each file's comment (docs/c11.md: judging them with herd7's rc11.cat).
@@ -590,7 +594,7 @@ fn c11(command: C11Command) -> Result<ExitCode, Stop> {
             emit(format!("{comparison}loom's final states:\n{states}"))?;
             Ok(exit_for(comparison.mismatches().is_empty()))
         }
-        C11Command::Campaign { programs, seed, shape, jobs } => {
+        C11Command::Campaign { programs, seed, shape, jobs, max_secs } => {
             let jobs = match jobs {
                 Some(n) => n,
                 None => default_jobs()?,
@@ -602,7 +606,8 @@ fn c11(command: C11Command) -> Result<ExitCode, Stop> {
                     eprint!("\r{done}/{programs} programs");
                 }
             };
-            let result = c11::campaign(programs, seed, shape, jobs, &report);
+            let limit = max_secs.map(std::time::Duration::from_secs);
+            let result = c11::campaign(programs, seed, shape, jobs, limit, &report);
             if tty {
                 eprintln!();
             }

@@ -116,6 +116,10 @@ pub trait Scenario: Sync {
         schedule: ShuttleSchedule<'_>,
         bounds: &Bounds,
     ) -> Result<Replayed, String>;
+
+    /// How large `revision`'s loom model is at `bounds`' tier, in the units of the c11
+    /// differential tests ([`crate::harness::sizes`]).
+    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::sizes::Sizes, String>;
 }
 
 /// A scenario given by its catalogue entry and the model each checker runs; [`Scenario`]'s `run`
@@ -150,6 +154,10 @@ impl<S: ModelScenario> Scenario for S {
         bounds: &Bounds,
     ) -> Result<Replayed, String> {
         crate::harness::replay(&self.model(revision, checker, bounds.tier)?, checker, schedule, bounds)
+    }
+
+    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::sizes::Sizes, String> {
+        Ok(crate::harness::sizes::loom_sizes(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
     }
 }
 

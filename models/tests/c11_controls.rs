@@ -125,3 +125,35 @@ fn mutex_sections_do_not_hide_a_race_behind_them() {
         assert!(reached(&c).contains(&want.to_string()), "{c}");
     }
 }
+
+/// Issue 33: program 2272 of `wbcheck c11 campaign --seed 94000 --shape 3x5x2` missed 12 SC
+/// final states without a preemption bound. Shrunk (operations removed, orders dropped to SC
+/// while a state stayed missed), it needs one execution: T1 adds, T2 adds, T1 swaps, T2 loads
+/// and swaps x, T0's cas on x fails (it reads T2's 3), T0's cas on y succeeds, T1's last cas
+/// fails. The race of T1's last cas with T0's cas on y was reversed by running T0 first where
+/// T0 was asleep (its first operation, the cas on x, explored from there) and its reversal
+/// needs T2's swap of x first: the backtracking now starts a reversed race with a thread that
+/// can run first in it (third_party/loom/PATCHED.md).
+#[test]
+fn program_2272_reaches_every_sc_state() {
+    let shrunk = exact("T0: x.cas(0, 1); y.cas(1, 3)\nT1: y.fetch_add(1); y.swap(1); y.cas(1, 1)\nT2: y.fetch_add(1); y.load(); x.swap(3)");
+    assert!(
+        reached(&shrunk)
+            .contains(&"0:r0=3; 0:r1=1; 1:r0=0; 1:r1=2; 1:r2=3; 2:r0=1; 2:r1=1; 2:r2=0; [x]=3; [y]=3;".to_string()),
+        "{shrunk}"
+    );
+    assert_eq!(shrunk.loom.outcomes.len(), 48, "{shrunk}");
+}
+
+/// Issue 33: 9 stores to x (the initial one included) were more than the 7 loom kept, and it
+/// dropped the oldest: T2's store, placed before everything kept, then sat between the initial
+/// value (dropped) and T0's swap that read it, and T2's load read the swap: `0:r0=0; 2:r0=1`,
+/// which no C11 execution allows (T2's load reading the swap puts T2's store before it, so
+/// the swap would read 9). loom now drops only the stores no live thread can still read.
+#[test]
+fn a_long_store_history_does_not_split_an_rmw() {
+    let c = exact(
+        "T0: x.swap(1, rlx)\nT1: x.store(2, rlx); x.store(3, rlx); x.store(4, rlx); x.store(5, rlx); x.store(6, rlx); x.store(7, rlx)\nT2: x.store(9, rlx); x.load(rlx)",
+    );
+    assert!(!reached(&c).iter().any(|o| o.starts_with("0:r0=0; 2:r0=1;")), "{c}");
+}

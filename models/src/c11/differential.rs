@@ -10,10 +10,11 @@
 //!   checked too.
 
 use super::program::{Outcome, Program};
-use super::run::{loom_outcomes, Reached};
+use super::run::{loom_outcomes_capped, loom_outcomes_within, Reached};
 use super::{rc11, sc};
 use std::collections::BTreeSet;
 use std::fmt;
+use std::time::Duration;
 
 /// What each side reached for one program.
 #[derive(Debug, Clone)]
@@ -52,9 +53,23 @@ impl Mismatch {
 
 /// Run every side on `p`.
 pub fn compare(p: &Program) -> Comparison {
+    compare_within(p, None).expect("no time limit")
+}
+
+/// [`compare`], or `None` when loom's search was still running after `limit`.
+pub fn compare_within(p: &Program, limit: Option<Duration>) -> Option<Comparison> {
+    compare_with(p, loom_outcomes_within(p, limit)?)
+}
+
+/// [`compare`], or `None` when loom's search needs more than `cap` executions.
+pub fn compare_capped(p: &Program, cap: usize) -> Option<Comparison> {
+    compare_with(p, loom_outcomes_capped(p, cap)?)
+}
+
+fn compare_with(p: &Program, loom: Reached) -> Option<Comparison> {
     let rc11 = rc11::outcomes(&p.as_loom());
     let rc11_strict = if p.has_sc_access() { rc11::outcomes(p) } else { rc11.clone() };
-    Comparison { program: p.clone(), loom: loom_outcomes(p), sc: sc::outcomes(p), rc11, rc11_strict }
+    Some(Comparison { program: p.clone(), loom, sc: sc::outcomes(p), rc11, rc11_strict })
 }
 
 impl Comparison {

@@ -6,7 +6,7 @@
 //! and the campaign feeds it a seeded random stream. Every choice maps 0 to its simplest
 //! option, and a source that runs out keeps answering 0.
 
-use super::program::{Mo, Op, Program, MAX_LOCS, MAX_MUTEXES, MAX_OPS, MAX_THREADS, MAX_WRITES_PER_LOC};
+use super::program::{Mo, Op, Program, MAX_LOCS, MAX_MUTEXES, MAX_OPS, MAX_THREADS};
 
 /// Where the choices come from.
 pub trait Choices {
@@ -114,8 +114,12 @@ pub fn program(c: &mut impl Choices, shape: Shape) -> Program {
     p
 }
 
+/// At most this many writes to one location in a generated program (fewer than the language
+/// allows: the campaigns' programs, fixed by their seeds, were generated with it).
+const GEN_WRITES_PER_LOC: usize = 6;
+
 /// A memory access: a load, or a write to a location that has had fewer than
-/// [`MAX_WRITES_PER_LOC`] (then a load).
+/// [`GEN_WRITES_PER_LOC`] (then a load).
 fn access(c: &mut impl Choices, shape: Shape, locs: u8, writes: &mut [usize; MAX_LOCS]) -> Op {
     let loc = c.below(locs as usize) as u8;
     let kind = c.below(5);
@@ -126,7 +130,7 @@ fn access(c: &mut impl Choices, shape: Shape, locs: u8, writes: &mut [usize; MAX
             &all[..all.len() - 1]
         }
     };
-    if kind == 0 || writes[loc as usize] >= MAX_WRITES_PER_LOC {
+    if kind == 0 || writes[loc as usize] >= GEN_WRITES_PER_LOC {
         return Op::Load { loc, mo: pick(c, orders(&Mo::LOAD)) };
     }
     writes[loc as usize] += 1;

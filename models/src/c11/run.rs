@@ -15,6 +15,7 @@ use super::program::{Op, Outcome, Program};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering as StdOrdering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use wb_core::sync::{Atomic, Lock, Loom, Ordering, Platform, Shuttle};
 
 /// What a checker reached: the final states and how many executions it ran.
@@ -106,11 +107,40 @@ fn collect(check: impl FnOnce(Box<dyn Fn() + Send + Sync>), p: &Program, run: fn
 
 /// Every final state loom reaches with no preemption bound.
 pub fn loom_outcomes(p: &Program) -> Reached {
+    loom_outcomes_within(p, None).expect("no time limit")
+}
+
+/// Every final state loom reaches with no preemption bound, or `None` when the search was
+/// still running after `limit` (loom looks at the clock every 1,000 executions).
+pub fn loom_outcomes_within(p: &Program, limit: Option<Duration>) -> Option<Reached> {
+    let start = Instant::now();
+    let reached = loom_search(p, move |b| {
+        b.max_duration = limit;
+        b.checkpoint_interval = 1_000;
+    });
+    match limit {
+        Some(limit) if start.elapsed() >= limit => None,
+        _ => Some(reached),
+    }
+}
+
+/// Every final state loom reaches with no preemption bound, or `None` when the search needs
+/// more than `cap` executions (a limit that, unlike time, every machine reaches alike).
+pub fn loom_outcomes_capped(p: &Program, cap: usize) -> Option<Reached> {
+    let reached = loom_search(p, move |b| {
+        b.max_permutations = Some(cap + 2);
+        b.checkpoint_interval = 1;
+    });
+    (reached.executions <= cap as u64).then_some(reached)
+}
+
+fn loom_search(p: &Program, limit: impl FnOnce(&mut loom::model::Builder)) -> Reached {
     collect(
         |f| {
             let mut builder = loom::model::Builder::new();
             builder.preemption_bound = None;
             builder.max_branches = 100_000;
+            limit(&mut builder);
             builder.check(f);
         },
         p,

@@ -4,6 +4,7 @@
 mod loom_run;
 pub mod schedule;
 mod shuttle_run;
+pub mod sizes;
 
 pub use loom_run::{replay_loom, run_loom, run_loom_search, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};

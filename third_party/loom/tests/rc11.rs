@@ -275,3 +275,70 @@ fn a_mutex_section_happens_before_the_next_holder() {
     ]);
     assert_eq!(seen, rc11);
 }
+
+/// The mutex repair, for `RwLock`: a writer's section, and every reader's, happens before the
+/// next writer. T0's section (a write lock, then a read lock) against T1's write-locked RMW and
+/// T2's unlocked store and swap reach exactly the mutex program's final states.
+#[test]
+fn a_rwlock_section_happens_before_the_next_writer() {
+    for read_locked in [false, true] {
+        let seen = outcomes(move || {
+            let x = atomics(1);
+            let l: &'static loom::sync::RwLock<()> = Box::leak(Box::new(loom::sync::RwLock::new(())));
+            let t0 = thread::spawn(move || {
+                if read_locked {
+                    let _g = l.read().unwrap();
+                    x[0].load(Relaxed)
+                } else {
+                    let _g = l.write().unwrap();
+                    x[0].load(Relaxed)
+                }
+            });
+            let t1 = thread::spawn(move || {
+                let _g = l.write().unwrap();
+                x[0].fetch_add(3, Release)
+            });
+            let t2 = thread::spawn(move || {
+                x[0].store(3, SeqCst);
+                x[0].swap(1, SeqCst)
+            });
+            let r = (t0.join().unwrap(), t1.join().unwrap(), t2.join().unwrap());
+            (r.0, r.1, r.2, x[0].load(Relaxed))
+        });
+        let rc11 = BTreeSet::from([
+            (0, 0, 3, 1),
+            (0, 1, 3, 4),
+            (0, 3, 6, 1),
+            (1, 0, 3, 1),
+            (1, 1, 3, 4),
+            (1, 3, 6, 1),
+            (3, 0, 3, 1),
+            (3, 1, 3, 4),
+            (3, 3, 6, 1),
+            (4, 1, 3, 4),
+            (6, 3, 6, 1),
+        ]);
+        assert_eq!(seen, rc11, "read_locked: {read_locked}");
+    }
+}
+
+/// Sleep sets need the backtracking to start a reversed race with a thread that can run first
+/// in it. The race of T1's last `cas` with T0's `y.cas` was reversed by running T0 first, but
+/// T0 was asleep (its first operation, `x.cas`, explored at the start) and its reversal needs
+/// T2's `x.swap` before T0's `x.cas`: the one execution reaching this final state was never
+/// run. Shrunk from `wbcheck c11 campaign --seed 94000 --shape 3x5x2`, program 2272.
+#[test]
+fn a_reversed_race_starts_with_a_thread_that_can_run_first() {
+    let seen = outcomes(|| {
+        let a = atomics(2);
+        let (x, y) = (&a[0], &a[1]);
+        let cas = |v: &AtomicUsize, old, new| v.compare_exchange(old, new, SeqCst, SeqCst).unwrap_or_else(|v| v);
+        let t0 = thread::spawn(move || (cas(x, 0, 1), cas(y, 1, 3)));
+        let t1 = thread::spawn(move || (y.fetch_add(1, SeqCst), y.swap(1, SeqCst), cas(y, 1, 1)));
+        let t2 = thread::spawn(move || (y.fetch_add(1, SeqCst), y.load(SeqCst), x.swap(3, SeqCst)));
+        (t0.join().unwrap(), t1.join().unwrap(), t2.join().unwrap())
+    });
+    // T1 adds, T2 adds, T1 swaps, T2 loads and swaps x, T0 fails on x and sets y, T1 fails.
+    assert!(seen.contains(&((3, 1), (0, 2, 3), (1, 1, 0))));
+    assert_eq!(seen.len(), 48, "the SC interpreter's count of final states");
+}

@@ -2,7 +2,8 @@
 //!
 //! # The memory model
 //!
-//! Each cell keeps its last `MAX_ATOMIC_HISTORY` stores in *modification order* (`mo`), a
+//! Each cell keeps the stores a live thread may still read or place a store before (at most
+//! `MAX_ATOMIC_HISTORY`, past which loom refuses to go on) in *modification order* (`mo`), a
 //! total order fixed when each store runs: a store takes a place in it that the exploration
 //! chooses (a branch point, like a load's choice of store), so two stores concurrent with each
 //! other are explored in both orders. An RMW takes the place right after the store it reads,
@@ -98,8 +99,7 @@ pub(super) struct State {
     last_write: [Option<Access>; MAX_THREADS],
 
     /// The stores kept, in modification order, oldest first: `stores[..len]`.
-    stores: [Store; MAX_ATOMIC_HISTORY],
-    len: usize,
+    stores: Vec<Store>,
 
     /// Per thread: the release clocks of its own writes to the cell so far, which its later
     /// writes to the cell carry (the `(sb & loc)?` of RC11's release sequence).
@@ -274,7 +274,7 @@ impl<T: Numeric> Atomic<T> {
             trace!(state = ?self.state, "Atomic::unsync_load");
 
             // Return the value
-            let index = state.len - 1;
+            let index = state.stores.len() - 1;
             T::from_u64(state.stores[index].value)
         })
     }
@@ -392,7 +392,7 @@ impl<T: Numeric> Atomic<T> {
             trace!(state = ?self.state, "Atomic::with_mut");
 
             // Return the value of the most recent store
-            let index = state.len - 1;
+            let index = state.stores.len() - 1;
             T::from_u64(state.stores[index].value)
         });
 
@@ -409,7 +409,7 @@ impl<T: Numeric> Atomic<T> {
 
                     // The value may have been mutated, so it must be placed
                     // back.
-                    let index = state.len - 1;
+                    let index = state.stores.len() - 1;
                     state.stores[index].value = T::into_u64(self.0);
 
                     if !std::thread::panicking() {
@@ -453,8 +453,7 @@ impl State {
             is_mutating: false,
             last_read: Default::default(),
             last_write: Default::default(),
-            stores: [Store::default(); MAX_ATOMIC_HISTORY],
-            len: 0,
+            stores: Vec::new(),
             own_release: [VersionVec::new(); MAX_THREADS],
             dropped_seen: FirstSeen::new(),
             dropped_eco_in: FenceSet::default(),
@@ -501,7 +500,7 @@ impl State {
             let before = psc.before(&threads.active().causality);
             let after = self.fences_after(psc, index + 1);
             psc.add_edges(&before, &after);
-            for store in &mut self.stores[index + 1..self.len] {
+            for store in &mut self.stores[index + 1..] {
                 store.eco_in.union(&before);
             }
             self.stores[index].readers_in.union(&before);
@@ -548,7 +547,7 @@ impl State {
             let before = psc.before(&threads.active().causality);
             let after = self.fences_after(psc, place);
             psc.add_edges(&before, &after);
-            for later in &mut self.stores[place..self.len] {
+            for later in &mut self.stores[place..] {
                 later.eco_in.union(&before);
             }
             store.eco_in = before;
@@ -560,21 +559,34 @@ impl State {
             }
         }
 
-        if self.len == MAX_ATOMIC_HISTORY {
-            // Drop the oldest store in modification order.
-            if place == 0 {
-                self.drop_store(store);
-                return;
+        if self.stores.len() == MAX_ATOMIC_HISTORY {
+            // Drop the stores no live thread can read or place a store before: those older
+            // than the newest store each has observed (coherence). Dropping any other store
+            // (upstream drops the oldest) forgets where it sat in modification order: a later
+            // store could then be placed between a dropped store and the RMW that read it, an
+            // outcome C11 forbids, and a load could no longer read a store it may read.
+            let floor = threads
+                .iter()
+                .filter(|(_, th)| !th.is_terminated())
+                .map(|(_, th)| self.newest_seen_by(&th.causality).unwrap_or(0))
+                .min()
+                .unwrap_or(0);
+            // (A store made while the execution unwinds from a panic, by a destructor, only
+            // has to not panic again.)
+            let floor = if std::thread::panicking() { floor.max(1) } else { floor };
+            assert!(
+                floor > 0,
+                "loom: more than {} stores to one atomic that a live thread may still read or \
+                 place a store before (the store history limit, MAX_ATOMIC_HISTORY): loom \
+                 refuses rather than forget one",
+                MAX_ATOMIC_HISTORY
+            );
+            for dropped in self.stores.drain(..floor).collect::<Vec<_>>() {
+                self.drop_store(dropped);
             }
-            let oldest = self.stores[0];
-            self.drop_store(oldest);
-            self.stores.copy_within(1..self.len, 0);
-            self.len -= 1;
-            place -= 1;
+            place = place.saturating_sub(floor);
         }
-        self.stores.copy_within(place..self.len, place + 1);
-        self.stores[place] = store;
-        self.len += 1;
+        self.stores.insert(place, store);
     }
 
     fn drop_store(&mut self, store: Store) {
@@ -775,17 +787,19 @@ impl State {
     /// The index of the oldest store the active thread may read: the newest one it has
     /// observed (coherence), or the oldest kept if it observed none of those kept.
     fn oldest_readable(&self, threads: &thread::Set) -> usize {
-        (0..self.len)
-            .rev()
-            .find(|&i| self.stores[i].first_seen.is_seen_by_current(threads))
-            .unwrap_or(0)
+        self.newest_seen_by(&threads.active().causality).unwrap_or(0)
+    }
+
+    /// The newest store in modification order that an event with `causality` has observed.
+    fn newest_seen_by(&self, causality: &VersionVec) -> Option<usize> {
+        (0..self.stores.len()).rev().find(|&i| self.stores[i].first_seen.is_seen_by(causality))
     }
 
     /// `after[i]`: the SC fences that happen after a store at index `i` or later, or after one
     /// of its readers.
     fn fences_after(&self, psc: &Psc, from: usize) -> FenceSet {
         let mut after = FenceSet::default();
-        for store in &self.stores[from..self.len] {
+        for store in &self.stores[from..] {
             after.union(&psc.after(|causality| store.first_seen.is_seen_by(causality)));
         }
         after
@@ -802,7 +816,7 @@ impl State {
         read: impl Fn(&Store) -> Option<Ordering>,
     ) -> usize {
         let mut n = 0;
-        for i in self.oldest_readable(threads)..self.len {
+        for i in self.oldest_readable(threads)..self.stores.len() {
             let store = &self.stores[i];
             if newer_than.is_some_and(|seq| store.seq < seq) {
                 continue;
@@ -812,7 +826,7 @@ impl State {
                 None => continue,
             };
 
-            if i + 1 < self.len && store.first_seen.is_seen_before_yield(threads) {
+            if i + 1 < self.stores.len() && store.first_seen.is_seen_before_yield(threads) {
                 // Saw this store before the previous yield and a newer one exists. In order
                 // to advance the model, don't return it again.
                 continue;
@@ -838,13 +852,12 @@ impl State {
     /// Find every place in modification order a store by the active thread may take, into
     /// `dst`: after every store it has observed, not between an RMW and the store it read.
     fn match_store_to_places(&self, threads: &thread::Set, psc: &Psc, dst: &mut [u8]) -> usize {
-        let first = (0..self.len)
-            .rev()
-            .find(|&i| self.stores[i].first_seen.is_seen_by_current(threads))
+        let first = self
+            .newest_seen_by(&threads.active().causality)
             .map_or(0, |i| i + 1);
         let before = psc.before(&threads.active().causality);
         let mut n = 0;
-        for place in first..=self.len {
+        for place in first..=self.stores.len() {
             if place > 0 && self.stores[place - 1].rmw_next {
                 continue;
             }
@@ -860,7 +873,7 @@ impl State {
     /// `psc`: add to `incoming` the `eco_in` of every store that an event with `causality`
     /// has seen (the store, or one of its readers, happened before it).
     fn eco_in_seen_by(&self, causality: &VersionVec, incoming: &mut FenceSet) {
-        for store in &self.stores[..self.len] {
+        for store in &self.stores {
             if store.first_seen.is_seen_by(causality) {
                 incoming.union(&store.eco_in);
             }
@@ -945,10 +958,6 @@ impl FirstSeen {
             .iter()
             .enumerate()
             .any(|(thread, &v)| v != u16::MAX && v <= causality.at(thread))
-    }
-
-    fn is_seen_by_current(&self, threads: &thread::Set) -> bool {
-        self.is_seen_by(&threads.active().causality)
     }
 
     fn is_seen_before_yield(&self, threads: &thread::Set) -> bool {

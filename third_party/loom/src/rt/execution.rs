@@ -200,7 +200,7 @@ impl Execution {
                 }
             });
             if let Some(point) = last {
-                self.path.backtrack(point, th_id);
+                self.path.backtrack(point, th_id, &th.dpor_vv);
             }
         }
 
@@ -246,7 +246,11 @@ impl Execution {
             self.path.skip_branch();
         }
 
-        let (next, visited) = self.path.branch_thread(self.id, sleep_in, {
+        let mut clock = [0; MAX_THREADS];
+        for (i, th) in self.threads.iter() {
+            clock[i.as_usize()] = th.dpor_vv.at(i.as_usize());
+        }
+        let (next, visited) = self.path.branch_thread(self.id, sleep_in, clock, {
             self.threads.iter().map(|(i, th)| {
                 if initial.is_none() && th.is_runnable() {
                     initial = Some(i);
@@ -334,6 +338,7 @@ impl Execution {
                 });
             dpor_vv[th_id] += 1;
             threads.active_mut().dpor_vv = dpor_vv;
+            self.path.set_ran(path_id, dpor_vv);
 
             self.objects
                 .set_last_access(operation, th_id.as_usize(), path_id, &dpor_vv);

@@ -63,8 +63,9 @@ use tracing::trace;
 /// Maximum number of threads that can be included in a model.
 pub const MAX_THREADS: usize = 5;
 
-/// Maximum number of atomic store history to track per-cell.
-pub(crate) const MAX_ATOMIC_HISTORY: usize = 7;
+/// The most stores one atomic keeps that a live thread may still read or place a store before;
+/// older ones are dropped, and an execution that needs more stops with a panic naming the limit.
+pub(crate) const MAX_ATOMIC_HISTORY: usize = 64;
 
 /// Maximum number of choices at one branch point of a load or a store: a load chooses among
 /// the stores kept, a store among the places between and around them; [`choose`] among its values.

@@ -225,7 +225,12 @@ impl Store {
             Entry::Mutex(entry) => entry.last_dependent_access(),
             Entry::Condvar(entry) => entry.last_dependent_access(),
             Entry::Notify(entry) => entry.last_dependent_access(),
-            Entry::RwLock(entry) => entry.last_dependent_access(),
+            Entry::RwLock(entry) => {
+                if let Some(access) = entry.dependent_access(operation.action.into()) {
+                    f(&access);
+                }
+                return;
+            }
             Entry::Channel(entry) => entry.last_dependent_access(operation.action.into()),
             obj => panic!(
                 "object is not branchable {:?}; ref = {:?}",
@@ -280,6 +285,11 @@ impl<T> Ref<T> {
             index: self.index,
             _p: PhantomData,
         }
+    }
+
+    /// The position in the store.
+    pub(super) fn index(self) -> usize {
+        self.index
     }
 
     pub(super) fn ref_eq(self, other: Ref<T>) -> bool {
@@ -483,6 +493,15 @@ impl From<rt::atomic::Action> for Action {
 impl From<rt::mpsc::Action> for Action {
     fn from(action: rt::mpsc::Action) -> Self {
         Action::Channel(action)
+    }
+}
+
+impl From<Action> for rt::rwlock::Action {
+    fn from(action: Action) -> Self {
+        match action {
+            Action::RwLock(action) => action,
+            _ => unreachable!(),
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-use crate::rt::{execution, object, thread, MAX_CHOICES, MAX_THREADS};
+use crate::rt::{execution, object, thread, VersionVec, MAX_CHOICES, MAX_THREADS};
 
 #[cfg(feature = "checkpoint")]
 use serde::{Deserialize, Serialize};
@@ -53,6 +53,14 @@ pub(crate) struct Schedule {
     /// The threads asleep on arrival at this branch (a bit per thread): running one of them
     /// here would only reorder independent operations of an execution already explored.
     sleep: u8,
+
+    /// Each thread's own DPOR clock on arrival at this branch (`dpor_vv[i]` of thread `i`):
+    /// an operation whose clock exceeds it in thread `i`'s component happens after one of
+    /// `i`'s operations from this branch on.
+    clock: [u16; MAX_THREADS],
+
+    /// The DPOR clock of the operation the active thread runs from this branch.
+    ran: VersionVec,
 
     exploring: bool,
 }
@@ -254,6 +262,7 @@ impl Path {
         &mut self,
         execution_id: execution::Id,
         sleep: u8,
+        clock: [u16; MAX_THREADS],
         seed: impl ExactSizeIterator<Item = Thread>,
     ) -> (Option<thread::Id>, u8) {
         if self.is_traversed() {
@@ -272,6 +281,8 @@ impl Path {
                 threads: [Thread::Disabled; MAX_THREADS],
                 prev,
                 sleep,
+                clock,
+                ran: VersionVec::new(),
                 exploring: self.exploring,
             });
 
@@ -354,11 +365,21 @@ impl Path {
         (active, visited)
     }
 
-    pub(super) fn backtrack(&mut self, mut point: usize, thread_id: thread::Id) {
+    /// A race of thread `thread_id`'s next operation, whose DPOR clock is `racer`, with the
+    /// access at branch `point`: explore at `point` a thread that can start the reversed race.
+    pub(super) fn backtrack(&mut self, mut point: usize, thread_id: thread::Id, racer: &VersionVec) {
         let schedule = loop {
             if let Some(schedule_ref) =
                 object::Ref::from_usize(point).downcast::<Schedule>(&self.branches)
             {
+                if schedule_ref.get(&self.branches).exploring && self.preemption_bound.is_none() {
+                    let initials = self.initials(schedule_ref, thread_id, racer);
+                    schedule_ref
+                        .get_mut(&mut self.branches)
+                        .backtrack_initials(thread_id, initials);
+                    return;
+                }
+
                 let schedule = schedule_ref.get_mut(&mut self.branches);
 
                 if schedule.exploring {
@@ -405,6 +426,48 @@ impl Path {
                 }
             }
         }
+    }
+
+    /// Record the DPOR clock of the operation run from the schedule branch at `pos`.
+    pub(super) fn set_ran(&mut self, pos: usize, ran: VersionVec) {
+        if let Some(schedule) = object::Ref::from_usize(pos).downcast::<Schedule>(&self.branches) {
+            schedule.get_mut(&mut self.branches).ran = ran;
+        }
+    }
+
+    /// The threads that can run first, from the schedule branch `at`, in the reversal of a
+    /// race with thread `racing`'s next operation (DPOR clock `racer`): of the threads with an
+    /// operation after `at` that happens before the racing one (the racing thread included),
+    /// those whose first operation after `at` happens after no other thread's operation after
+    /// `at` (the initials of Abdulla et al.'s source sets). A bit per thread.
+    fn initials(&self, at: object::Ref<Schedule>, racing: thread::Id, racer: &VersionVec) -> u8 {
+        let from = at.get(&self.branches);
+        let after = |vv: &VersionVec, i: usize| vv.at(i) > from.clock[i];
+        let mut first: [Option<VersionVec>; MAX_THREADS] = [None; MAX_THREADS];
+        for schedule in self.branches.iter_ref::<Schedule>() {
+            if schedule.index() < at.index() {
+                continue;
+            }
+            let schedule = schedule.get(&self.branches);
+            if let Some(i) = schedule.active_thread_index() {
+                let slot = &mut first[i as usize];
+                if slot.is_none() {
+                    *slot = Some(schedule.ran);
+                }
+            }
+        }
+        let mut initials = 0;
+        for i in 0..MAX_THREADS {
+            if i != racing.as_usize() && !after(racer, i) {
+                continue;
+            }
+            // The racing operation itself when its thread has not run since `at`.
+            let op = first[i].unwrap_or(*racer);
+            if (0..MAX_THREADS).all(|j| j == i || !after(&op, j)) {
+                initials |= 1 << i;
+            }
+        }
+        initials
     }
 
     /// Reset the path to prepare for the next exploration of the model.
@@ -509,6 +572,31 @@ impl Schedule {
         }
 
         self.preemptions
+    }
+
+    /// The unbounded search's backtracking, with sleep sets. The reversed race needs a thread
+    /// that can run first in it: the racing thread itself only when none of the operations it
+    /// waits for (those that happen before the racing operation) ran after this branch. When
+    /// the racing thread is asleep here, running it first would replay an explored execution,
+    /// while the reversal may need another thread's operation before it (the racing thread's
+    /// next operation reads what that one wrote). So every thread with an operation after this
+    /// branch that happens before the racing one is explored too (unless asleep: an asleep
+    /// thread that can run first has its executions explored where it fell asleep). Adding
+    /// only the racing thread (Flanagan and Godefroid's rule) loses executions once sleep sets
+    /// prune: the "initials" of Abdulla et al.'s source sets (POPL 2014) are what is needed.
+    fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8) {
+        let enabled: Vec<usize> = (0..MAX_THREADS)
+            .filter(|&i| initials & (1 << i) != 0 && self.threads[i].is_enabled())
+            .collect();
+        if enabled.is_empty() {
+            self.backtrack(thread_id, None);
+            return;
+        }
+        for i in enabled {
+            if self.sleep & (1 << i) == 0 {
+                self.threads[i].explore();
+            }
+        }
     }
 
     fn backtrack(&mut self, thread_id: thread::Id, preemption_bound: Option<u8>) {

@@ -33,6 +33,10 @@ pub(super) struct State {
     /// Tracks write access to the rwlock.
     last_access: Option<Access>,
 
+    /// DPOR: what every reader did inside its sections so far, which happens before the next
+    /// writer (not before another reader: readers' sections overlap).
+    read_sections: VersionVec,
+
     /// Causality transfers between threads
     synchronize: Synchronize,
 }
@@ -44,6 +48,7 @@ impl RwLock {
             let state = execution.objects.insert(State {
                 lock: None,
                 last_access: None,
+                read_sections: VersionVec::new(),
                 synchronize: Synchronize::new(),
             });
 
@@ -100,6 +105,9 @@ impl RwLock {
             // Establish sequential consistency between the lock's operations.
             execution.threads.seq_cst();
 
+            // DPOR: the section happens before the next writer (as for a mutex).
+            state.read_sections.join(&execution.threads.active().dpor_vv);
+
             let readers = match &mut state.lock {
                 Some(Locked::Read(readers)) => readers,
                 _ => panic!("invalid internal loom state"),
@@ -127,6 +135,13 @@ impl RwLock {
 
             // Establish sequential consistency between the lock's operations.
             execution.threads.seq_cst();
+
+            // DPOR: what the writer did inside the section happens before the next acquire
+            // (the mutex repair: left out, an access in the section looks racy to the next
+            // holder's, and as the last such access hides the real race behind it).
+            if let Some(access) = state.last_access.as_mut() {
+                access.join(&execution.threads.active().dpor_vv);
+            }
 
             let thread_id = execution.threads.active_id();
 
@@ -197,7 +212,7 @@ impl RwLock {
                 return false;
             }
 
-            dbg!(state.synchronize.sync_load(&mut execution.threads, Acquire));
+            state.synchronize.sync_load(&mut execution.threads, Acquire);
 
             execution.threads.seq_cst();
 
@@ -261,8 +276,14 @@ impl RwLock {
 }
 
 impl State {
-    pub(crate) fn last_dependent_access(&self) -> Option<&Access> {
-        self.last_access.as_ref()
+    /// The earlier access an acquire of kind `action` depends on: the last acquire (with the
+    /// last writer's section), and for a writer every reader's section too.
+    pub(crate) fn dependent_access(&self, action: Action) -> Option<Access> {
+        let mut access = self.last_access.clone()?;
+        if action == Action::Write {
+            access.join(&self.read_sections);
+        }
+        Some(access)
     }
 
     pub(crate) fn set_last_access(&mut self, path_id: usize, version: &VersionVec) {
