@@ -146,7 +146,8 @@ impl Psc {
         let n = self.fences.len();
         assert!(
             n < MAX_SC_FENCES,
-            "more than {} SC fences in one execution",
+            "loom: more than {} SeqCst fences in one execution (MAX_SC_FENCES, the size of the \
+             fence sets RC11's psc is kept in): loom refuses rather than forget one",
             MAX_SC_FENCES
         );
         let active = threads.active();
