@@ -444,8 +444,9 @@ impl Path {
         let from = at.get(&self.branches);
         let after = |vv: &VersionVec, i: usize| vv.at(i) > from.clock[i];
         let mut first: [Option<VersionVec>; MAX_THREADS] = [None; MAX_THREADS];
+        // The current execution's branches only: those past `pos` are the last execution's.
         for schedule in self.branches.iter_ref::<Schedule>() {
-            if schedule.index() < at.index() {
+            if schedule.index() < at.index() || schedule.index() >= self.pos {
                 continue;
             }
             let schedule = schedule.get(&self.branches);
@@ -574,26 +575,25 @@ impl Schedule {
         self.preemptions
     }
 
-    /// The unbounded search's backtracking, with sleep sets. The reversed race needs a thread
-    /// that can run first in it: the racing thread itself only when none of the operations it
-    /// waits for (those that happen before the racing operation) ran after this branch. When
-    /// the racing thread is asleep here, running it first would replay an explored execution,
-    /// while the reversal may need another thread's operation before it (the racing thread's
-    /// next operation reads what that one wrote). So every thread with an operation after this
-    /// branch that happens before the racing one is explored too (unless asleep: an asleep
-    /// thread that can run first has its executions explored where it fell asleep). Adding
-    /// only the racing thread (Flanagan and Godefroid's rule) loses executions once sleep sets
-    /// prune: the "initials" of Abdulla et al.'s source sets (POPL 2014) are what is needed.
+    /// The unbounded search's backtracking, with sleep sets: explore the `initials` of the
+    /// reversed race ([`Path::initials`]), each unless asleep (an asleep thread that can run
+    /// first has its executions explored where it fell asleep). The racing thread alone
+    /// (Flanagan and Godefroid's rule) loses executions once sleep sets prune: asleep here, it
+    /// replays an explored execution, while the reversal may need another thread's operation
+    /// first (one the racing thread's next operation reads from). Abdulla et al.'s source sets
+    /// (POPL 2014) add an initial of the reversal, as here.
     fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8) {
-        let enabled: Vec<usize> = (0..MAX_THREADS)
-            .filter(|&i| initials & (1 << i) != 0 && self.threads[i].is_enabled())
-            .collect();
-        if enabled.is_empty() {
+        if initials == 0 {
             self.backtrack(thread_id, None);
             return;
         }
-        for i in enabled {
-            if self.sleep & (1 << i) == 0 {
+        let initial = |i: usize| initials & (1 << i) != 0;
+        // An initial that cannot run here (not spawned yet, or blocked) starts after another
+        // thread's step this branch cannot name: explore every thread, as Flanagan and
+        // Godefroid do when the racing thread is disabled.
+        let all = (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled());
+        for i in 0..MAX_THREADS {
+            if (all || initial(i)) && self.sleep & (1 << i) == 0 {
                 self.threads[i].explore();
             }
         }
