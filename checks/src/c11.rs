@@ -193,4 +193,15 @@ mod tests {
         assert_eq!((c.programs, c.failed, calls.into_inner()), (20, 0, 20));
         assert!(c.executions >= 20);
     }
+
+    /// A program still searched at the time limit is counted and named, not compared.
+    #[test]
+    fn a_time_limit_leaves_programs_uncompared_and_says_so() {
+        let shape = parse_shape("2x2x1").unwrap();
+        let c = campaign(7, 1, shape, 1, Some(Duration::from_nanos(1)), &|_| {});
+        assert_eq!((c.stopped_count, c.stopped.len(), c.failed, c.executions), (7, KEEP, 0, 0));
+        let report = c.report(1, shape);
+        assert!(report.contains("7 programs stopped at the per-program time limit"), "{report}");
+        assert!(report.contains("0 with a mismatch, 0 compared"), "{report}");
+    }
 }
