@@ -1,5 +1,5 @@
 //! How large each scenario's threads are against the programs loom's completeness is tested on
-//! (models/src/harness/sizes.rs): the README's table "Scenario sizes" (under "Blind spots") is
+//! (models/src/harness/sizes.rs): docs/c11.md's table "Scenario sizes" is
 //! checked against what every scenario's first revision runs under loom at the quick tier's
 //! bounds, preemption bound 0 (every configuration and placement).
 
@@ -8,8 +8,8 @@ use wb_models::registry::scenarios;
 
 /// The README's rows: `| scenario | threads | longest thread | atomics it touches | atomics |`.
 fn readme_rows() -> Vec<(String, [usize; 4])> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let table = readme.split("<!-- scenario-sizes -->").nth(1).expect("README has the scenario-sizes table");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/c11.md")).unwrap();
+    let table = readme.split("<!-- scenario-sizes -->").nth(1).expect("docs/c11.md has the scenario-sizes table");
     table
         .lines()
         .map(str::trim_start)
