@@ -84,6 +84,17 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
         ctx.event(F, "FGP_DONTCACHE: folio {} found, PG_dropbehind left alone", &[folio.index as i64]);
         return Some(found);
     }
+    if let Some(block) = inode.bdi.knobs.block.filter(|b| b.lookup_locked) {
+        match found.locked {
+            Some(_) => filemap_clear_dropbehind_accounted(ctx, inode, folio, block.charge),
+            None => ctx.event(
+                F,
+                "(fix) no FGP_LOCK: folio {} PG_dropbehind left to the caller's locked clear",
+                &[folio.index as i64],
+            ),
+        }
+        return Some(found);
+    }
     // Our fix, part 2: the flag change and the stat update inside one wb section.
     let early = rev.lookup_clear_in_section.then(|| unlocked_inode_to_wb_begin(ctx, inode));
     let old = match rev.lookup_clear {
@@ -132,6 +143,33 @@ pub fn __filemap_get_folio_mpol<'a, P: Platform>(
         unlocked_inode_to_wb_end(ctx, inode, cookie);
     }
     Some(found)
+}
+
+/// Our fix of v7's lookup for a mapping charged per page (per-block-charge): with the folio locked
+/// (so no folio-locked dirtier or discharge runs), inside one `unlocked_inode_to_wb_begin/end`
+/// section (so no switch moves the folio between the clear and the decrement),
+/// `folio_test_clear_dropbehind`, and for a dirty folio WB_DONTCACHE_DIRTY -= the pages charged,
+/// `->accounted_dirty_pages()`, rather than `folio_nr_pages()`. `filemap_fault` calls it after
+/// `lock_folio_maybe_drop_mmap`; FGP_LOCK lookups from `__filemap_get_folio`.
+pub fn filemap_clear_dropbehind_accounted<P: Platform>(
+    ctx: &Ctx<P>,
+    inode: &Inode<P>,
+    folio: &Folio<P>,
+    charge: crate::iomap::DirtyCharge,
+) {
+    let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
+    let cleared = folio.flags.test_and_clear_bit(PG_DROPBEHIND);
+    let dirty = cleared && folio.test_dirty() && inode.mapping_can_writeback();
+    let nr = if dirty { crate::iomap::accounted_dirty_pages(ctx, folio, charge) } else { 0 };
+    ctx.event(
+        "filemap_clear_dropbehind_accounted",
+        "(fix) folio {} locked: folio_test_clear_dropbehind = {}, dirty = {}; WB_DONTCACHE_DIRTY -= {}",
+        &[folio.index as i64, cleared as i64, dirty as i64, nr],
+    );
+    if nr != 0 {
+        wb_stat_mod(ctx, wb, WbStatItem::DontcacheDirty, -nr);
+    }
+    unlocked_inode_to_wb_end(ctx, inode, cookie);
 }
 
 /// `__filemap_remove_folio()` for a locked folio: under `xa_lock_irq(&mapping->i_pages)`,

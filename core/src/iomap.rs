@@ -62,10 +62,38 @@ pub enum SwitchMoves {
     AccountedDirty,
 }
 
+/// How iomap's per-page charge is made. The cover letter says patch 1's `@accounted` skips "the
+/// generic per-folio charge" and patch 2 makes iomap charge per dirty page; it does not say with
+/// what, and 6.12's `folio_account_dirtied()` is static. Both readings are modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChargeReading {
+    /// Reading (a): iomap charges NR_FILE_DIRTY, NR_DIRTIED and WB_RECLAIMABLE with a helper of
+    /// its own. The rest of `folio_account_dirtied()` stays behind in the skipped function:
+    /// WB_DIRTIED, `current->nr_dirtied`, `mem_cgroup_track_foreign_dirty()` and, on a kernel with
+    /// seed 002 v7, v7's WB_DONTCACHE_DIRTY increment.
+    OwnHelper,
+    /// Reading (b): `folio_account_dirtied()` takes the page count (or is split so iomap can call
+    /// its body) and iomap charges through it: every update of 6.12's body, v7's line included,
+    /// for the pages newly dirtied.
+    AccountDirtied,
+}
+
+impl ChargeReading {
+    /// The catalogue's name of the reading.
+    pub fn label(self) -> &'static str {
+        match self {
+            ChargeReading::OwnHelper => "reading (a)",
+            ChargeReading::AccountDirtied => "reading (b)",
+        }
+    }
+}
+
 /// How a call charges: the revision's charge, and where a model runs cgroup writeback, the inode
 /// whose wb gets WB_RECLAIMABLE (`None`: one wb, WB_RECLAIMABLE left out).
 pub struct Charging<'a, P: Platform> {
     pub charge: DirtyCharge,
+    /// With a per-page charge: what iomap charges through.
+    pub reading: ChargeReading,
     pub inode: Option<&'a Inode<P>>,
     /// Our fix: set the blocks' bits, PG_dirty and the charge inside one
     /// `unlocked_inode_to_wb_begin/end` section, so a switch sees all three or none.
@@ -87,8 +115,50 @@ impl<P: Platform> Copy for Charging<'_, P> {}
 impl<P: Platform> Charging<'_, P> {
     /// One wb: node counters only.
     pub fn node_only(charge: DirtyCharge) -> Self {
-        Charging { charge, inode: None, in_section: false, iomap_charges_dontcache: false }
+        Charging {
+            charge,
+            reading: ChargeReading::AccountDirtied,
+            inode: None,
+            in_section: false,
+            iomap_charges_dontcache: false,
+        }
     }
+
+    /// What iomap's own per-page charge runs for a folio: the reading's body, with the
+    /// WB_DONTCACHE_DIRTY update reading (b) brings along or our fix adds to reading (a).
+    fn per_page_body(&self, folio: &Folio<P>) -> Body {
+        match self.reading {
+            ChargeReading::AccountDirtied => Body::AccountDirtied { dropbehind: folio.test_dropbehind() },
+            ChargeReading::OwnHelper => {
+                Body::IomapOwn { dontcache: self.iomap_charges_dontcache && folio.test_dropbehind() }
+            }
+        }
+    }
+}
+
+/// Which code makes a dirty charge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// `folio_account_dirtied()` (6.12, with seed 002 v7's `if (folio_test_dropbehind(folio))`
+    /// WB_DONTCACHE_DIRTY line, read here as `dropbehind`).
+    AccountDirtied { dropbehind: bool },
+    /// Reading (a)'s own helper: NR_FILE_DIRTY, NR_DIRTIED, WB_RECLAIMABLE, and WB_DONTCACHE_DIRTY
+    /// with `dontcache`.
+    IomapOwn { dontcache: bool },
+}
+
+/// Model-only ghost of the effects of `folio_account_dirtied()` that no other property reads and
+/// whose own races are elsewhere (the foreign-dirty table: foreign-policy, bdev-slots): per wb,
+/// the pages and charge calls made to it, WB_DIRTIED, and the calls of
+/// `mem_cgroup_track_foreign_dirty(folio, wb)`; summed over tasks, `current->nr_dirtied`. Updated
+/// with the charge, invisible to the schedulers.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DirtiedEffects {
+    /// wb id -> (pages charged, charge calls, WB_DIRTIED, foreign-dirty hook calls).
+    pub per_wb: std::collections::BTreeMap<usize, (i64, i64, i64, i64)>,
+    /// Pages charged, and `current->nr_dirtied` summed over the dirtying tasks.
+    pub charged: i64,
+    pub nr_dirtied: i64,
 }
 
 /// The node dirty counters of one file, and the pages written.
@@ -99,6 +169,8 @@ pub struct DirtyStats<P: Platform> {
     pub nr_dirtied: Traced<P, P::AtomicI64>,
     /// Pages sent to the device by `iomap_writepage_map()`.
     pub written: Traced<P, P::AtomicI64>,
+    /// Ghost: what `folio_account_dirtied()`'s other updates did.
+    pub effects: std::sync::Mutex<DirtiedEffects>,
 }
 
 impl<P: Platform> Default for DirtyStats<P> {
@@ -107,20 +179,48 @@ impl<P: Platform> Default for DirtyStats<P> {
             nr_file_dirty: Traced::new(0, Name::int("NR_FILE_DIRTY", 0)),
             nr_dirtied: Traced::new(0, Name::int("NR_DIRTIED", 0)),
             written: Traced::new(0, Name::int("written", 0)),
+            effects: Default::default(),
         }
     }
 }
 
 impl<P: Platform> DirtyStats<P> {
-    /// `node_stat_mod_folio(NR_FILE_DIRTY, +nr)`, `NR_DIRTIED` and, on `wb`,
-    /// `wb_stat_mod(WB_RECLAIMABLE, +nr)` (`WB_DIRTIED` left out: no property reads it); with
-    /// `dontcache` (seed 002 v7's `if (folio_test_dropbehind(folio))` in the same function),
-    /// WB_DONTCACHE_DIRTY += nr too.
-    fn charge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64, dontcache: bool) {
-        if nr != 0 {
-            self.nr_file_dirty.fetch_add(nr, Ordering::Relaxed);
-            self.nr_dirtied.fetch_add(nr, Ordering::Relaxed);
-            wb.into_iter().for_each(|wb| wb_stats_mod(ctx, wb, nr, dontcache));
+    /// A charge of `nr` pages by `body`: `node_stat_mod_folio(NR_FILE_DIRTY, +nr)`, `NR_DIRTIED`
+    /// and, on `wb`, `wb_stat_mod(WB_RECLAIMABLE, +nr)`, WB_DONTCACHE_DIRTY += nr where the body
+    /// updates it; `folio_account_dirtied()` also does WB_DIRTIED, `current->nr_dirtied` and
+    /// `mem_cgroup_track_foreign_dirty(folio, wb)` (ghosts: [`DirtiedEffects`]; the folio's memcg
+    /// is foreign to the wb in the model that reads them). NR_ZONE_WRITE_PENDING,
+    /// `task_io_account_write` and `bdp_ratelimits` follow `nr_dirtied`'s fate and are not kept.
+    fn charge(&self, ctx: &Ctx<P>, wb: Option<&Wb<P>>, nr: i64, body: Body) {
+        if nr == 0 {
+            return;
+        }
+        self.nr_file_dirty.fetch_add(nr, Ordering::Relaxed);
+        self.nr_dirtied.fetch_add(nr, Ordering::Relaxed);
+        let (full, dontcache) = match body {
+            Body::AccountDirtied { dropbehind } => (true, dropbehind),
+            Body::IomapOwn { dontcache } => (false, dontcache),
+        };
+        wb.into_iter().for_each(|wb| wb_stats_mod(ctx, wb, nr, dontcache));
+        let mut e = self.effects.lock().unwrap_or_else(|e| e.into_inner());
+        e.charged += nr;
+        if full {
+            e.nr_dirtied += nr;
+        }
+        if let Some(wb) = wb {
+            let w = e.per_wb.entry(wb.id).or_default();
+            w.0 += nr;
+            w.1 += 1;
+            if full {
+                w.2 += nr;
+                w.3 += 1;
+            }
+            let template = if full {
+                "folio_account_dirtied: wb{} WB_DIRTIED += {}, current->nr_dirtied += it, mem_cgroup_track_foreign_dirty"
+            } else {
+                "iomap's own charge: wb{} {} pages; WB_DIRTIED, nr_dirtied and mem_cgroup_track_foreign_dirty not run"
+            };
+            ctx.event("charge", template, &[wb.id as i64, nr]);
         }
     }
 
@@ -240,17 +340,18 @@ fn filemap_dirty_folio<P: Platform>(
     match inode {
         Some(inode) if !was_dirty => {
             let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");
-            stats.charge(ctx, Some(inode.inode_to_wb()), charged, f.folio.test_dropbehind());
+            let body = Body::AccountDirtied { dropbehind: f.folio.test_dropbehind() };
+            stats.charge(ctx, Some(inode.inode_to_wb()), charged, body);
             inode.xa_set_dirty_mark(&f.folio);
         }
-        _ => stats.charge(ctx, None, charged, false),
+        _ => stats.charge(ctx, None, charged, Body::AccountDirtied { dropbehind: false }),
     }
     (charged, cycle)
 }
 
-/// The series' own charge of `nr` newly dirty pages (patch 2, reconstructed): node counters, and
-/// WB_RECLAIMABLE on the inode's wb inside an `unlocked_inode_to_wb_begin/end` section (with
-/// [`Charging::iomap_charges_dontcache`], WB_DONTCACHE_DIRTY too for a dropbehind folio).
+/// The series' own charge of `nr` newly dirty pages (patch 2, reconstructed) on the inode's wb
+/// inside an `unlocked_inode_to_wb_begin/end` section, by the reading's body
+/// ([`ChargeReading`]).
 fn iomap_account_dirty_pages<P: Platform>(
     ctx: &Ctx<P>,
     stats: &DirtyStats<P>,
@@ -261,10 +362,10 @@ fn iomap_account_dirty_pages<P: Platform>(
     match how.inode {
         Some(inode) => {
             let (wb, cookie) = unlocked_inode_to_wb_begin(ctx, inode);
-            stats.charge(ctx, Some(wb), nr, how.iomap_charges_dontcache && f.folio.test_dropbehind());
+            stats.charge(ctx, Some(wb), nr, how.per_page_body(&f.folio));
             unlocked_inode_to_wb_end(ctx, inode, cookie);
         }
-        None => stats.charge(ctx, None, nr, false),
+        None => stats.charge(ctx, None, nr, how.per_page_body(&f.folio)),
     }
 }
 
@@ -290,7 +391,7 @@ pub fn iomap_write_end<P: Platform>(
             "(fix) in the wb section: folio_test_set_dirty(folio {}) = {}; charge {}",
             &[f.folio.index as i64, was_dirty as i64, newly],
         );
-        stats.charge(ctx, Some(wb), newly, how.iomap_charges_dontcache && f.folio.test_dropbehind());
+        stats.charge(ctx, Some(wb), newly, how.per_page_body(&f.folio));
         unlocked_inode_to_wb_end(ctx, inode, cookie);
         if !was_dirty {
             let _xa = inode.i_pages.lock_irqsave(ctx, "__folio_mark_dirty: xa_unlock_irqrestore");

@@ -27,3 +27,6 @@ pub const CHARGE_EQUALS_WRITTEN: &str = "charge-equals-written";
 pub const OVER_ACCOUNTING_BOUND: &str = "over-accounting-bound";
 pub const CHARGE_DISCHARGE_MATCH: &str = "charge-discharge-match";
 pub const WB_RECLAIMABLE_EXACT: &str = "wb-reclaimable-exact";
+/// Every page charged dirty gets what 6.12's `folio_account_dirtied()` does for it: WB_DIRTIED on
+/// the wb charged, the dirtier's `current->nr_dirtied`, and `mem_cgroup_track_foreign_dirty()`.
+pub const DIRTIED_COMPLETE: &str = "dirtied-complete";

@@ -8,6 +8,7 @@ use crate::scope::{RoleDecl, ScopeDecl};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use wb_core::ctx::{CpuPlan, Ctx};
+use wb_core::filemap::{__filemap_get_folio_mpol, filemap_clear_dropbehind_accounted};
 use wb_core::fs_writeback::{inode_switch_wbs, inode_switch_wbs_work_fn};
 use wb_core::inode::Inode;
 use wb_core::iomap::{
@@ -21,8 +22,8 @@ use wb_core::trace::Trace;
 use wb_core::wb::{wb_get, Bdi, WbStatItem};
 
 pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;
-pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, WB_RECLAIMABLE_EXACT};
-const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT, COUNTER_EXACT];
+pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, DIRTIED_COMPLETE, WB_RECLAIMABLE_EXACT};
+const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT, COUNTER_EXACT, DIRTIED_COMPLETE];
 
 /// The folio: 4 blocks (16 KiB). The writer writes block 1.
 pub const FOLIO_PAGES: u32 = 4;
@@ -68,10 +69,21 @@ pub enum Role {
     Munmap,
     Flusher,
     Switcher,
+    /// An ordinary buffered write of block 2: `iomap_write_begin`'s FGP_WRITEBEGIN lookup (no
+    /// FGP_DONTCACHE: v7 clears PG_dropbehind), then the write under that folio lock.
+    LookupWrite,
+    /// `filemap_fault`'s lookup (`filemap_get_folio`, no FGP_LOCK), then
+    /// `lock_folio_maybe_drop_mmap`: a read fault on a page of the folio that is not mapped.
+    LookupFault,
 }
 
 impl Role {
-    pub const ALL: [Role; 4] = [Role::Writer, Role::Munmap, Role::Flusher, Role::Switcher];
+    /// The four roles of the concurrent dirty charge; every configuration has three of them or
+    /// one lookup and two of them.
+    pub const CHARGE: [Role; 4] = [Role::Writer, Role::Munmap, Role::Flusher, Role::Switcher];
+    pub const LOOKUPS: [Role; 2] = [Role::LookupWrite, Role::LookupFault];
+    pub const ALL: [Role; 6] =
+        [Role::Writer, Role::Munmap, Role::Flusher, Role::Switcher, Role::LookupWrite, Role::LookupFault];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -79,19 +91,30 @@ impl Role {
             Role::Munmap => "munmap",
             Role::Flusher => "flusher",
             Role::Switcher => "switcher",
+            Role::LookupWrite => "lookup-write",
+            Role::LookupFault => "lookup-fault",
         }
     }
 }
 
-/// The declared configurations: every three of the four roles, one thread each.
+/// The declared configurations: every three of the four charge roles, then each lookup with
+/// every two of them; one thread each.
 pub fn configurations() -> Vec<[Role; 3]> {
-    (0..4)
+    let mut out: Vec<[Role; 3]> = (0..4)
         .rev()
         .map(|left_out| {
-            let mut it = Role::ALL.into_iter().enumerate().filter(|(i, _)| *i != left_out).map(|(_, r)| r);
+            let mut it = Role::CHARGE.into_iter().enumerate().filter(|(i, _)| *i != left_out).map(|(_, r)| r);
             [(); 3].map(|_| it.next().expect("three roles"))
         })
-        .collect()
+        .collect();
+    for lookup in Role::LOOKUPS {
+        for i in 0..4 {
+            for j in i + 1..4 {
+                out.push([Role::CHARGE[i], Role::CHARGE[j], lookup]);
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone)]
@@ -144,6 +167,7 @@ impl<P: Platform> BlockObjects<P> {
         let knobs = self.revision.knobs();
         Charging {
             charge: knobs.charge,
+            reading: knobs.reading,
             inode: Some(&self.inode),
             in_section: knobs.charge_in_section,
             iomap_charges_dontcache: knobs.iomap_charges_dontcache,
@@ -173,6 +197,26 @@ impl<P: Platform> BlockObjects<P> {
         }));
     }
 
+    /// The ordinary buffered write of block 2: the FGP_WRITEBEGIN lookup, then `__iomap_write_end`
+    /// under the folio lock the lookup took.
+    pub fn lookup_write(&self, ctx: &Ctx<P>) {
+        if let Some(_found) = __filemap_get_folio_mpol(ctx, &self.inode, 0, true, false) {
+            self.ledger.dirtied(iomap_write_end(ctx, &self.stats, &self.folio, 2, 1, self.charging()));
+        }
+    }
+
+    /// `filemap_fault`'s lookup without FGP_LOCK, then the folio lock (with our fix, the locked
+    /// clear of PG_dropbehind); the page is uptodate, so the fault maps it and dirties nothing.
+    pub fn lookup_fault(&self, ctx: &Ctx<P>) {
+        if let Some(found) = __filemap_get_folio_mpol(ctx, &self.inode, 0, false, false) {
+            let _lock = found.folio.lock();
+            let knobs = self.revision.knobs();
+            if knobs.lookup_locked {
+                filemap_clear_dropbehind_accounted(ctx, &self.inode, found.folio, knobs.charge);
+            }
+        }
+    }
+
     /// The cgroup wb switch of the inode from wb1 to wb2 (`inode_switch_wbs` and its work).
     pub fn switch(&self, ctx: &Ctx<P>) {
         if inode_switch_wbs(ctx, &self.inode, SWITCH_TO) {
@@ -187,7 +231,14 @@ impl<P: Platform> BlockObjects<P> {
             Role::Munmap => self.zap(ctx),
             Role::Flusher => self.writeback(ctx),
             Role::Switcher => self.switch(ctx),
+            Role::LookupWrite => self.lookup_write(ctx),
+            Role::LookupFault => self.lookup_fault(ctx),
         }
+    }
+
+    /// The ghost effects of the charges ([`wb_core::iomap::DirtiedEffects`]).
+    pub fn effects(&self) -> wb_core::iomap::DirtiedEffects {
+        self.stats.effects.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// wb-core's `NR_FILE_DIRTY` and `NR_DIRTIED`, as its charge and discharge left them.
@@ -259,6 +310,32 @@ impl<P: Platform> BlockObjects<P> {
                 ),
             });
         }
+        let e = self.effects();
+        let mut missing: Vec<String> = e
+            .per_wb
+            .iter()
+            .filter(|(_, (pages, calls, wb_dirtied, hooks))| wb_dirtied != pages || hooks != calls)
+            .map(|(id, (pages, calls, wb_dirtied, hooks))| {
+                format!(
+                    "wb{id}: {pages} pages charged in {calls} calls, WB_DIRTIED {wb_dirtied}, \
+                     mem_cgroup_track_foreign_dirty called {hooks} times"
+                )
+            })
+            .collect();
+        if e.nr_dirtied != e.charged {
+            missing.push(format!("{} pages charged, current->nr_dirtied of the dirtiers {}", e.charged, e.nr_dirtied));
+        }
+        if !missing.is_empty() {
+            out.push(Violation {
+                property: DIRTIED_COMPLETE,
+                message: format!(
+                    "{}; the folio's memcg (foreign to both wbs) records no (bdi, wb memcg) pair for those charges, so \
+                     its mem_cgroup_flush_foreign cannot ask for their writeback, and balance_dirty_pages_ratelimited \
+                     does not see them",
+                    missing.join("; ")
+                ),
+            });
+        }
         out
     }
 }
@@ -271,7 +348,12 @@ impl BlockModel {
     fn quick_mutant_runs(&self, roles: &[Role; 3], start: Start) -> bool {
         self.tier != Tier::Quick
             || self.revision.knobs().mkclean_sync
-            || (!roles.contains(&Role::Writer) && start == Start::MappedDirty)
+            || (*roles == [Role::Munmap, Role::Flusher, Role::Switcher] && start == Start::MappedDirty)
+    }
+
+    /// Whether this configuration has a lookup thread.
+    fn has_lookup(&self) -> bool {
+        self.roles.iter().any(|r| Role::LOOKUPS.contains(r))
     }
 }
 
@@ -340,6 +422,16 @@ impl Model for BlockModel {
             Tier::Scope => 3,
             Tier::Deep => 4,
         })
+    }
+
+    /// A configuration with a lookup runs one preemption below the row's bound, for cost: a
+    /// lookup is one call, and every lookup race the scope shows needs at most one preemption
+    /// (each found at bound 1 of the row, 0 of the lookup configurations, is also found there).
+    fn loom_variant_preemptions(&self, bound: Option<usize>) -> Option<usize> {
+        match bound {
+            Some(b) if self.has_lookup() => Some(b.saturating_sub(1)),
+            other => other,
+        }
     }
 
     fn configuration(&self) -> String {

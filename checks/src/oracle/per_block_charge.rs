@@ -1,7 +1,8 @@
 //! Reference model of `per-block-charge` with atomic calls, independent of wb-core, and its
-//! oracle: every interleaving of the writer's, the unmap dirtier's, the flusher's and the
-//! switcher's calls (all four at once), from a dirty and from a clean mapping, then a final sync,
-//! cross-checked against wb-core's folio, node counters and per-wb WB_RECLAIMABLE.
+//! oracle: every interleaving of the writer's, the unmap dirtier's, the flusher's, the
+//! switcher's and the two lookups' calls (all six at once), from a dirty and from a clean mapping,
+//! then a final sync, cross-checked against wb-core's folio, node counters, per-wb
+//! WB_RECLAIMABLE and WB_DONTCACHE_DIRTY, and the charges' other effects.
 
 use super::{Oracle, Program};
 use std::collections::BTreeMap;
@@ -12,25 +13,43 @@ use wb_core::sync::Std;
 use wb_core::trace::{Step, Trace};
 use wb_models::bounds::Tier;
 use wb_models::per_block_charge::{
-    BlockObjects, Role, Start, CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, FIRST_WB, SWITCH_TO, WB_RECLAIMABLE_EXACT,
+    BlockObjects, Role, Start, CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, DIRTIED_COMPLETE, FIRST_WB, SWITCH_TO,
+    WB_RECLAIMABLE_EXACT,
 };
 
 pub use wb_models::per_block_charge::NAME;
 
-/// `per-block-charge` with atomic calls: the folio's PTE, PG_dirty, dirty bits (4 blocks), the
-/// inode's wb, each wb's WB_RECLAIMABLE, and the pages charged and discharged per dirty cycle.
-#[derive(Debug, Clone, Default)]
-pub struct RefBlock {
-    pub pte_dirty: bool,
-    pub dirty: bool,
-    pub bits: [bool; 4],
-    pub cycle: usize,
+/// A revision in this model's own terms. Where the charge happens relative to the switch (our
+/// fix's section) and which lookups hold the folio lock are invisible to atomic calls.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RefKnobs {
     pub per_page: bool,
     pub discharge_folio: bool,
     /// The switch moves what the discharge would take (else the whole folio).
     pub switch_moves_accounted: bool,
-    /// iomap's own per-page charge counts DONTCACHE pages too (else only the per-folio charge).
-    pub iomap_counts_dontcache: bool,
+    /// A per-page charge counts DONTCACHE pages (the per-folio charge always does).
+    pub page_charge_counts_dontcache: bool,
+    /// A per-page charge does everything 6.12's per-folio charge does (WB_DIRTIED, nr_dirtied,
+    /// the foreign-dirty hook).
+    pub page_charge_complete: bool,
+    /// A lookup takes off WB_DONTCACHE_DIRTY the pages charged (else the whole folio).
+    pub lookup_accounted: bool,
+}
+
+/// `per-block-charge` with atomic calls: the folio's PTE, PG_dirty, PG_dropbehind, dirty bits (4
+/// blocks), the inode's wb, each wb's WB_RECLAIMABLE and WB_DONTCACHE_DIRTY, the pages charged
+/// and discharged per dirty cycle, and the pages charged with and without 6.12's other effects.
+#[derive(Debug, Clone, Default)]
+pub struct RefBlock {
+    pub knobs: RefKnobs,
+    pub pte_dirty: bool,
+    pub dirty: bool,
+    pub dropbehind: bool,
+    pub bits: [bool; 4],
+    pub cycle: usize,
+    /// Pages charged with every effect of `folio_account_dirtied()`, and without.
+    pub complete: i64,
+    pub incomplete: i64,
     pub wb: usize,
     pub reclaimable: [i64; 3],
     /// WB_DONTCACHE_DIRTY per wb: the folio is a DONTCACHE folio.
@@ -40,17 +59,23 @@ pub struct RefBlock {
 
 impl RefBlock {
     fn mark(&mut self, blocks: &[usize]) {
+        let k = self.knobs;
         let newly = blocks.iter().filter(|&&b| !self.bits[b]).count() as i64;
         blocks.iter().for_each(|&b| self.bits[b] = true);
-        let charge = if self.per_page {
+        let charge = if k.per_page {
             newly
         } else if self.dirty {
             0
         } else {
             4
         };
-        if !self.per_page || self.iomap_counts_dontcache {
+        if self.dropbehind && (!k.per_page || k.page_charge_counts_dontcache) {
             self.dontcache[self.wb] += charge;
+        }
+        if !k.per_page || k.page_charge_complete {
+            self.complete += charge;
+        } else {
+            self.incomplete += charge;
         }
         self.dirty = true;
         self.reclaimable[self.wb] += charge;
@@ -60,7 +85,7 @@ impl RefBlock {
     /// The pages the discharge takes: the dirty blocks with a wired per-page discharge, else the
     /// whole folio.
     fn accounted(&self) -> i64 {
-        if self.per_page && !self.discharge_folio {
+        if self.knobs.per_page && !self.knobs.discharge_folio {
             self.bits.iter().filter(|b| **b).count() as i64
         } else {
             4
@@ -72,16 +97,27 @@ impl RefBlock {
         if self.wb == SWITCH_TO {
             return;
         }
-        let moved = match (self.dirty, self.switch_moves_accounted) {
+        let moved = match (self.dirty, self.knobs.switch_moves_accounted) {
             (false, _) => 0,
             (true, true) => self.accounted(),
             (true, false) => 4,
         };
         self.reclaimable[self.wb] -= moved;
         self.reclaimable[SWITCH_TO] += moved;
-        self.dontcache[self.wb] -= moved;
-        self.dontcache[SWITCH_TO] += moved;
+        if self.dropbehind {
+            self.dontcache[self.wb] -= moved;
+            self.dontcache[SWITCH_TO] += moved;
+        }
         self.wb = SWITCH_TO;
+    }
+
+    /// A lookup without FGP_DONTCACHE: PG_dropbehind cleared, and for a dirty folio its pages
+    /// taken off WB_DONTCACHE_DIRTY.
+    pub fn lookup(&mut self) {
+        if std::mem::take(&mut self.dropbehind) && self.dirty {
+            let n = if self.knobs.lookup_accounted { self.accounted() } else { 4 };
+            self.dontcache[self.wb] -= n;
+        }
     }
 
     /// `iomap_page_mkwrite` (setup) and the unmap dirtier's `iomap_dirty_folio`: every block.
@@ -110,7 +146,9 @@ impl RefBlock {
         }
         let n = self.accounted();
         self.reclaimable[self.wb] -= n;
-        self.dontcache[self.wb] -= n;
+        if self.dropbehind {
+            self.dontcache[self.wb] -= n;
+        }
         self.ledger.entry(self.cycle).or_default().1 += n;
         self.cycle += 1;
         self.bits = [false; 4];
@@ -131,17 +169,29 @@ pub struct BlockCore {
     objects: BlockObjects<Std>,
 }
 
-/// The revision's charge, discharge and switch, in this model's own terms: (per page, discharge
-/// the whole folio, the switch moves the discharge's count, iomap's charge counts DONTCACHE
-/// pages). Where the charge happens relative to the switch (our fix's section) is invisible to
-/// atomic calls.
-fn knobs(revision: BlockRevision) -> (bool, bool, bool, bool) {
+/// The revision in this model's own terms.
+fn knobs(revision: BlockRevision) -> RefKnobs {
+    use BlockRevision as R;
+    let series = RefKnobs { per_page: true, ..RefKnobs::default() };
+    // Reading (b): the per-page charge is folio_account_dirtied()'s body, v7's line included.
+    let b = |k: RefKnobs| RefKnobs { page_charge_counts_dontcache: true, page_charge_complete: true, ..k };
+    let switch = RefKnobs { switch_moves_accounted: true, ..series };
+    let fix = RefKnobs { page_charge_counts_dontcache: true, ..switch };
+    let lookup = RefKnobs { lookup_accounted: true, ..fix };
+    let discharge = RefKnobs { discharge_folio: true, ..lookup };
     match revision {
-        BlockRevision::Baseline => (false, false, false, false),
-        BlockRevision::Series => (true, false, false, false),
-        BlockRevision::SeriesSwitchAccounted => (true, false, true, false),
-        BlockRevision::SeriesFixChargeInSection | BlockRevision::SeriesFixMkcleanNosync => (true, false, true, true),
-        BlockRevision::SeriesFixDischargeNrPages => (true, true, true, true),
+        R::Baseline => RefKnobs::default(),
+        R::BaselineLookupLocked => RefKnobs { lookup_accounted: true, ..RefKnobs::default() },
+        R::Series => series,
+        R::SeriesAccountDirtied => b(series),
+        R::SeriesSwitchAccounted => switch,
+        R::SeriesSwitchAccountedAccountDirtied => b(switch),
+        R::SeriesFixChargeInSection => fix,
+        R::SeriesFixChargeInSectionAccountDirtied => b(fix),
+        R::SeriesFixLookupLocked | R::SeriesFixMkcleanNosync => lookup,
+        R::SeriesFixLookupLockedAccountDirtied | R::SeriesFixMkcleanNosyncAccountDirtied => b(lookup),
+        R::SeriesFixDischargeNrPages => discharge,
+        R::SeriesFixDischargeNrPagesAccountDirtied => b(discharge),
     }
 }
 
@@ -169,19 +219,11 @@ impl Oracle for BlockOracle {
     }
 
     fn bounds(&self, _: Tier) -> Vec<(String, u64)> {
-        vec![("threads".into(), 4)]
+        vec![("threads".into(), Role::ALL.len() as u64)]
     }
 
     fn reference(&self, revision: BlockRevision, start: &Start) -> RefBlock {
-        let (per_page, discharge_folio, switch_moves_accounted, iomap_counts_dontcache) = knobs(revision);
-        let mut r = RefBlock {
-            per_page,
-            discharge_folio,
-            switch_moves_accounted,
-            iomap_counts_dontcache,
-            wb: FIRST_WB,
-            ..RefBlock::default()
-        };
+        let mut r = RefBlock { knobs: knobs(revision), dropbehind: true, wb: FIRST_WB, ..RefBlock::default() };
         if *start == Start::MappedDirty {
             r.mark_all();
             r.pte_dirty = true;
@@ -213,13 +255,22 @@ impl Oracle for BlockOracle {
                 r.switch();
                 "inode_do_switch_wbs"
             }
+            Role::LookupWrite => {
+                r.lookup();
+                r.mark(&[2]);
+                "__filemap_get_folio + iomap_write_end"
+            }
+            Role::LookupFault => {
+                r.lookup();
+                "filemap_fault"
+            }
         };
         Step::new(
             op.name(),
             function,
             format!(
-                "PG_dirty {} bits {:?} wb{} WB_RECLAIMABLE {:?} WB_DONTCACHE_DIRTY {:?} ledger {:?}",
-                r.dirty as u8, r.bits, r.wb, r.reclaimable, r.dontcache, r.ledger
+                "PG_dirty {} PG_dropbehind {} bits {:?} wb{} WB_RECLAIMABLE {:?} WB_DONTCACHE_DIRTY {:?} ledger {:?}",
+                r.dirty as u8, r.dropbehind as u8, r.bits, r.wb, r.reclaimable, r.dontcache, r.ledger
             ),
         )
     }
@@ -255,6 +306,17 @@ impl Oracle for BlockOracle {
                 r.wb
             ));
         }
+        let e = c.objects.effects();
+        let wb_dirtied: i64 = e.per_wb.values().map(|w| w.2).sum();
+        if (e.charged, wb_dirtied, e.nr_dirtied) != (r.complete + r.incomplete, r.complete, r.complete) {
+            return Some(format!(
+                "wb-core charged {} pages, {wb_dirtied} with WB_DIRTIED, {} with nr_dirtied; the reference {} and {}",
+                e.charged,
+                e.nr_dirtied,
+                r.complete + r.incomplete,
+                r.complete
+            ));
+        }
         let (file_dirty, dirtied) = c.objects.counters();
         ((file_dirty, dirtied) != (charged - discharged, charged)).then(|| {
             format!(
@@ -278,6 +340,12 @@ impl Oracle for BlockOracle {
         }
         if r.dontcache.iter().any(|&n| n != 0) {
             out.push((COUNTER_EXACT, format!("WB_DONTCACHE_DIRTY per wb after the final sync: {:?}", r.dontcache)));
+        }
+        if r.incomplete != 0 {
+            out.push((
+                DIRTIED_COMPLETE,
+                format!("{} pages charged without WB_DIRTIED, nr_dirtied or the foreign-dirty hook", r.incomplete),
+            ));
         }
         out
     }

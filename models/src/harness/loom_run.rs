@@ -73,7 +73,8 @@ fn merge_smaller(outcome: &mut Outcome, at_k: Outcome, k: usize, micros_before: 
             let found = cx
                 .found
                 .map(|f| FirstFound { executions: executions_before + f.executions, micros: micros_before + f.micros });
-            outcome.counterexamples.push(super::Counterexample { found, min_preemptions: Some(k), ..cx });
+            let min_preemptions = cx.min_preemptions.or(Some(k));
+            outcome.counterexamples.push(super::Counterexample { found, min_preemptions, ..cx });
         }
     }
 }
@@ -115,14 +116,15 @@ fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool, stop_at: usize) -> 
     for (variant_index, variant) in variants.iter().enumerate() {
         for (placement_index, plans) in variant.loom_placements().into_iter().enumerate() {
             let placement = variant.placement_label(&plans);
-            let builder = builder(bounds, bounds.loom_preemptions);
+            let preemptions = variant.loom_variant_preemptions(bounds.loom_preemptions);
+            let builder = builder(bounds, preemptions);
             let before = {
                 let mut c = lock(&shared);
                 c.loom_run = Some(LoomRun {
                     tier: bounds.tier,
                     variant: variant_index,
                     placement: placement_index,
-                    preemptions: bounds.loom_preemptions,
+                    preemptions,
                     first_execution: c.outcome.executions,
                     rank,
                 });
@@ -178,7 +180,8 @@ fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outc
                     .iter_mut()
                     .find(|c| c.property == smaller.property)
                     .expect("a wanted property has a counterexample");
-                *cx = super::Counterexample { found: cx.found, min_preemptions: Some(k), ..smaller };
+                let min_preemptions = smaller.min_preemptions.or(Some(k));
+                *cx = super::Counterexample { found: cx.found, min_preemptions, ..smaller };
             }
         }
         k += 1;

@@ -57,6 +57,13 @@ pub trait Model: Clone + Send + Sync + 'static {
         Bounds::defaults(tier).loom_preemptions
     }
 
+    /// The preemption bound this loom variant runs at when the row's search runs at `bound`: the
+    /// row's, unless a scenario runs some of its configurations lower for cost (stated in its
+    /// scope declaration). A bound only lowers: an unbounded search stays unbounded.
+    fn loom_variant_preemptions(&self, bound: Option<usize>) -> Option<usize> {
+        bound
+    }
+
     /// How many configurations of the scenario's declared scope this model covers: loom runs
     /// each of [`Model::loom_variants`]; a shuttle model that draws its configuration per
     /// execution reports how many it draws from.
@@ -211,7 +218,8 @@ impl Collector {
                 configuration: configuration.to_owned(),
                 steps,
                 replay,
-                min_preemptions: None,
+                // The bound this variant's search ran at (a variant may run below the row's).
+                min_preemptions: self.loom_run.as_ref().and_then(|r| r.preemptions),
                 found: Some(FirstFound {
                     executions: self.outcome.executions,
                     micros: self.started.elapsed().as_micros() as u64,
