@@ -178,10 +178,21 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
         "fadv-dontneed",
         ["charge-equals-written", "charge-equals-written", "charge-equals-written", "charge-equals-written"],
     ),
-    ("per-block-charge", "baseline", ["pass", "pass", "pass", "pass"]),
+    ("per-block-charge", "baseline", ["counter-exact", "counter-exact", "counter-exact", "pass"]),
+    ("per-block-charge", "baseline-lookup-locked", ["pass", "pass", "pass", "pass"]),
     (
         "per-block-charge",
         "series",
+        [
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+        ],
+    ),
+    (
+        "per-block-charge",
+        "series-account-dirtied",
         [
             "wb-reclaimable-exact, counter-exact",
             "wb-reclaimable-exact, counter-exact",
@@ -193,26 +204,76 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
         "per-block-charge",
         "series-switch-accounted",
         [
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "counter-exact, dirtied-complete",
+        ],
+    ),
+    (
+        "per-block-charge",
+        "series-switch-accounted-account-dirtied",
+        [
             "wb-reclaimable-exact, counter-exact",
             "wb-reclaimable-exact, counter-exact",
             "wb-reclaimable-exact, counter-exact",
             "counter-exact",
         ],
     ),
-    ("per-block-charge", "series-fix-charge-in-section", ["pass", "pass", "pass", "pass"]),
+    (
+        "per-block-charge",
+        "series-fix-charge-in-section",
+        [
+            "counter-exact, dirtied-complete",
+            "counter-exact, dirtied-complete",
+            "counter-exact, dirtied-complete",
+            "counter-exact, dirtied-complete",
+        ],
+    ),
+    (
+        "per-block-charge",
+        "series-fix-charge-in-section-account-dirtied",
+        ["counter-exact", "counter-exact", "counter-exact", "counter-exact"],
+    ),
+    (
+        "per-block-charge",
+        "series-fix-lookup-locked",
+        ["dirtied-complete", "dirtied-complete", "dirtied-complete", "dirtied-complete"],
+    ),
+    ("per-block-charge", "series-fix-lookup-locked-account-dirtied", ["pass", "pass", "pass", "pass"]),
     (
         "per-block-charge",
         "series-fix-mkclean-nosync",
         [
+            "wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "wb-reclaimable-exact?, counter-exact, dirtied-complete x4",
+            "wb-reclaimable-exact, counter-exact, dirtied-complete x4",
+            "dirtied-complete",
+        ],
+    ),
+    (
+        "per-block-charge",
+        "series-fix-mkclean-nosync-account-dirtied",
+        [
             "wb-reclaimable-exact, counter-exact",
-            "wb-reclaimable-exact, counter-exact",
-            "wb-reclaimable-exact, counter-exact",
+            "wb-reclaimable-exact?, counter-exact x4",
+            "wb-reclaimable-exact, counter-exact x4",
             "pass",
         ],
     ),
     (
         "per-block-charge",
         "series-fix-discharge-nr-pages",
+        [
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact, dirtied-complete",
+            "charge-discharge-match, wb-reclaimable-exact, counter-exact, dirtied-complete",
+        ],
+    ),
+    (
+        "per-block-charge",
+        "series-fix-discharge-nr-pages-account-dirtied",
         [
             "charge-discharge-match, wb-reclaimable-exact, counter-exact",
             "charge-discharge-match, wb-reclaimable-exact, counter-exact",

@@ -123,6 +123,17 @@ pub struct BlockModel {
     pub start: Start,
     pub roles: [Role; 3],
     pub tier: Tier,
+    /// Which configurations loom runs: the declared scope, or a part of it for tests.
+    pub variants: Variants,
+}
+
+/// The configurations a [`BlockModel`] runs under loom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variants {
+    /// The declared scope (at the quick tier, the PVMW_SYNC mutant's one configuration).
+    Scope,
+    /// Only this model's `start` and `roles`.
+    One,
 }
 
 /// The scenario's objects: the inode with its folio and PTE on a bdi with two cgroup wbs, the
@@ -394,6 +405,9 @@ impl Model for BlockModel {
     }
 
     fn loom_variants(&self) -> Vec<Self> {
+        if self.variants == Variants::One {
+            return vec![self.clone()];
+        }
         let mut out = Vec::new();
         for roles in configurations() {
             for start in [Start::MappedDirty, Start::MappedClean] {
@@ -455,7 +469,13 @@ pub fn scope_decl() -> ScopeDecl {
     let mut declared = Vec::new();
     for roles in configurations() {
         for start in [Start::MappedDirty, Start::MappedClean] {
-            let model = BlockModel { revision: BlockRevision::Baseline, start, roles, tier: Tier::Scope };
+            let model = BlockModel {
+                revision: BlockRevision::Baseline,
+                start,
+                roles,
+                tier: Tier::Scope,
+                variants: Variants::One,
+            };
             declared.push(model.configuration());
         }
     }
@@ -497,6 +517,12 @@ impl ModelScenario for PerBlockCharge {
 
     fn model(&self, revision: &str, _checker: Checker, tier: Tier) -> Result<BlockModel, String> {
         let revision = parse_revision(NAME, revision)?;
-        Ok(BlockModel { revision, start: Start::MappedDirty, roles: configurations()[0], tier })
+        Ok(BlockModel {
+            revision,
+            start: Start::MappedDirty,
+            roles: configurations()[0],
+            tier,
+            variants: Variants::Scope,
+        })
     }
 }
