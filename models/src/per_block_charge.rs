@@ -25,7 +25,7 @@ pub const NAME: &str = <BlockRevision as Revision>::SCENARIO;
 pub use wb_core::property::{CHARGE_DISCHARGE_MATCH, COUNTER_EXACT, DIRTIED_COMPLETE, WB_RECLAIMABLE_EXACT};
 const PROPERTIES: &[&str] = &[CHARGE_DISCHARGE_MATCH, WB_RECLAIMABLE_EXACT, COUNTER_EXACT, DIRTIED_COMPLETE];
 
-/// The folio: 4 blocks (16 KiB). The writer writes block 1.
+/// The folio: 4 blocks (16 KiB). The writer writes block 1, the ordinary buffered write block 2.
 pub const FOLIO_PAGES: u32 = 4;
 /// The inode starts on cgroup wb1; the switch moves it to wb2 (wb0 is the root wb).
 pub const FIRST_WB: usize = 1;
@@ -484,13 +484,15 @@ pub fn scope_decl() -> ScopeDecl {
             role("writer", "__iomap_write_end of one block (folio locked), an RWF_DONTCACHE write (FGP_DONTCACHE lookup)", "iomap_file_buffered_write with IOCB_DONTCACHE (XFS: FOP_DONTCACHE)"),
             role("munmap", "zap_pte_range: a dirty PTE's bit to iomap_dirty_folio (PTL only)", "munmap, exit, MADV_DONTNEED"),
             role("flusher", "writeback_iter: folio_mkclean, folio_clear_dirty_for_io, iomap_writepage_map", "the flusher's writeback"),
-            role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback: wbc_detach_inode's foreign-owner switch of an inode written back for another memcg, on XFS (the one iomap_dirty_folio filesystem with SB_I_CGROUPWB in 6.12); cleanup_offline_cgwb switches only inodes clean when it prepares the switch"),
+            role("switcher", "inode_switch_wbs and its work: the inode from wb1 to wb2", "cgroup writeback, on XFS (the one iomap_dirty_folio filesystem with SB_I_CGROUPWB in 6.12): wbc_detach_inode's foreign-owner switch of an inode written back for another memcg; wbc_attach_and_unlock_inode's switch of an inode whose wb is dying while its memcg lives (dirty or clean, from the flusher itself: the same switch at any point of the other roles' calls, which this thread already has); cleanup_offline_cgwb switches only inodes clean when it prepares the switch"),
+            role("lookup-write", "an ordinary buffered write of block 2: iomap_write_begin's FGP_WRITEBEGIN __filemap_get_folio (no FGP_DONTCACHE: v7 clears PG_dropbehind and, for a dirty folio, takes folio_nr_pages off WB_DONTCACHE_DIRTY), then __iomap_write_end under that folio lock", "iomap_file_buffered_write without IOCB_DONTCACHE"),
+            role("lookup-fault", "filemap_fault's filemap_get_folio (no FGP_LOCK), then lock_folio_maybe_drop_mmap; the page is uptodate, nothing is dirtied", "a read fault on a page of the folio not yet mapped; read_cache_folio takes the same unlocked lookup"),
         ],
-        counts: "three of the four roles, one thread each (every triple)",
-        sharing: "one 4-block DONTCACHE folio (PG_dropbehind) of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping (by fault-around)",
+        counts: "one thread each: every three of the four charge roles (writer, munmap, flusher, switcher), and each lookup with every two of them",
+        sharing: "one 4-block DONTCACHE folio (PG_dropbehind) of one iomap inode on cgroup wb1, mapped through one PTE of a shared mapping (by fault-around); the folio belongs to a memcg other than both wbs' (an inode shared between cgroups), so every 6.12 charge calls mem_cgroup_track_foreign_dirty's slow path",
         initial: "mapped dirty (iomap_page_mkwrite marked every block, PTE dirty) or mapped clean (PTE write-protected)",
-        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL); folio_redirty_for_writepage (no 6.12 caller on an iomap_dirty_folio mapping); migration; non-DONTCACHE lookups and the end-of-writeback drop (dontcache-accounting); a folio without PG_dropbehind (the same decisions minus the WB_DONTCACHE_DIRTY updates); all four roles at once (the oracle runs them)",
-        bounds: "loom: preemption bound 2 (quick; for the PVMW_SYNC mutant 3, whose race needs 3, over munmap + flusher + switcher from the dirty mapping only), 3 (scope), 4 (deep), every configuration; shuttle: the tier's iterations, drawing the triple and the start; oracle: every interleaving of whole calls of all four roles from both starts, then a final sync",
+        excluded: "GUP-pinned dirtiers (set_page_dirty after DMA without the PTL); folio_redirty_for_writepage (no 6.12 caller on an iomap_dirty_folio mapping); migration; the end-of-writeback drop (dontcache-accounting); a folio without PG_dropbehind (the same decisions minus the WB_DONTCACHE_DIRTY updates); a folio of the wb's own memcg (no foreign-dirty hook to lose); all four charge roles at once and two lookups at once (the oracle runs all six)",
+        bounds: "loom: preemption bound 2 (quick; for the PVMW_SYNC mutants 3, whose race needs 3, over munmap + flusher + switcher from the dirty mapping only), 3 (scope), 4 (deep); a configuration with a lookup runs one below (1, 2, 3: each lookup race needs at most one); shuttle: the tier's iterations, drawing the configuration and the start; oracle: every interleaving of whole calls of all six roles from both starts, then a final sync",
         configurations: declared,
     }
 }
@@ -503,12 +505,13 @@ impl ModelScenario for PerBlockCharge {
     fn info(&self) -> ScenarioInfo {
         ScenarioInfo {
             name: NAME,
-            summary: "the series' per-page charge and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier, writeback and the cgroup wb switch, with seed 002 v7's WB_DONTCACHE_DIRTY on the same kernel (seeds 003 + 002)",
+            summary: "the series' per-page charge (both readings of how iomap charges) and accounted_dirty_pages() discharge under a folio-locked writer, a PTL-only unmap dirtier, writeback, the cgroup wb switch and non-DONTCACHE lookups, with seed 002 v7's WB_DONTCACHE_DIRTY on the same kernel (seeds 003 + 002)",
             header: include_str!("per_block_charge.md"),
             properties: &[
                 (CHARGE_DISCHARGE_MATCH, "the pages discharged for a dirty cycle equal the pages charged for it"),
                 (WB_RECLAIMABLE_EXACT, "after the final sync every wb's WB_RECLAIMABLE is 0"),
                 (COUNTER_EXACT, "after the final sync every wb's WB_DONTCACHE_DIRTY is 0 (seed 002 v7 with seed 003 on one kernel)"),
+                (DIRTIED_COMPLETE, "every page charged gets what 6.12's folio_account_dirtied() does for it: WB_DIRTIED on the wb charged, current->nr_dirtied, mem_cgroup_track_foreign_dirty()"),
             ],
             scope: scope_decl(),
             revisions: revision_infos::<BlockRevision>(),
