@@ -8,7 +8,9 @@
 //! `__folio_mark_dirty()` / `__filemap_dirty_folio()` (skip the generic per-folio charge) and the
 //! `accounted_dirty_pages()` aop used by the discharge; patch 2's charge of the pages whose blocks
 //! the call newly dirtied, counted under `state_lock`. Blocks are pages here (4 KiB blocks, 4 KiB
-//! pages, the seed's case), so "pages holding dirty blocks" is the number of dirty bits.
+//! pages, the seed's case), so "pages holding dirty blocks" is the number of dirty bits. What
+//! iomap charges *through* the cover letter leaves open: both readings are modelled
+//! ([`ChargeReading`]).
 //!
 //! Where a model runs cgroup writeback (an inode on a wb that a switch can move), the charge also
 //! goes to the wb's `WB_RECLAIMABLE` and [`switch_dirty_stats`] is the stat move of
