@@ -3,7 +3,7 @@
 //! judged.
 
 use std::collections::BTreeSet;
-use wb_core::revision::{KickProtocol, KickRevision, Revision};
+use wb_core::revision::{KickProtocol, KickRevision};
 
 /// The functions a unified diff changes: each `+`/`-` line is attributed to the function whose
 /// definition (a line at column 0 naming `name(` and not ending in `;`) precedes it in its hunk,
