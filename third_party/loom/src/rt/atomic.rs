@@ -872,14 +872,13 @@ impl State {
 
     /// `psc`: add to `incoming` the `eco_in` of every store that an event with `causality`
     /// has seen (the store, or one of its readers, happened before it).
+    /// `eco_in` grows along modification order (a store's holds the `eco_in` and `readers_in` of
+    /// every store before it, the dropped ones' too), so the newest store seen gives the union.
     fn eco_in_seen_by(&self, causality: &VersionVec, incoming: &mut FenceSet) {
-        for store in &self.stores {
-            if store.first_seen.is_seen_by(causality) {
-                incoming.union(&store.eco_in);
-            }
-        }
-        if self.dropped_seen.is_seen_by(causality) {
-            incoming.union(&self.dropped_eco_in);
+        match self.newest_seen_by(causality) {
+            Some(i) => incoming.union(&self.stores[i].eco_in),
+            None if self.dropped_seen.is_seen_by(causality) => incoming.union(&self.dropped_eco_in),
+            None => {}
         }
     }
 

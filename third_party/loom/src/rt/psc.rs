@@ -63,7 +63,16 @@ impl FenceSet {
     }
 
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..MAX_SC_FENCES).filter(move |&i| self.contains(i))
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + i
+                })
+            })
+        })
     }
 }
 

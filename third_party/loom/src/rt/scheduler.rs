@@ -144,8 +144,9 @@ fn spawn_thread(f: Box<dyn FnOnce()>, stack_size: Option<usize>) -> Thread {
                 break;
             }
         }
-
-        generator::done!();
+        // Return rather than `generator::done!()`: that ends the generator by unwinding a
+        // panic through its stack, once per modelled thread per execution (about 4 % of a
+        // search's time), where a return ends it the same way (`is_done`) without one.
     };
     let mut g = match stack_size {
         Some(stack_size) => Gn::new_opt(stack_size, body),

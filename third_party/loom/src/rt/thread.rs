@@ -2,6 +2,7 @@ use crate::rt::execution;
 use crate::rt::object::Operation;
 use crate::rt::vv::VersionVec;
 
+use std::hash::{BuildHasherDefault, Hasher};
 use std::{any::Any, collections::HashMap, fmt, ops};
 
 use super::Location;
@@ -81,7 +82,29 @@ pub(crate) enum State {
     Terminated,
 }
 
-type LocalMap = HashMap<LocalKeyId, LocalValue>;
+/// Keyed by the key's address: hashed by that address alone, not SipHash, because a model that
+/// reads a thread-local on every atomic access otherwise spends a few percent hashing it.
+type LocalMap = HashMap<LocalKeyId, LocalValue, BuildHasherDefault<AddressHasher>>;
+
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(b);
+        }
+    }
+
+    fn write_usize(&mut self, address: usize) {
+        // Fibonacci hashing: the low bits of an address are alignment.
+        self.0 = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 #[derive(Eq, PartialEq, Hash, Copy, Clone)]
 struct LocalKeyId(usize);
@@ -102,7 +125,7 @@ impl Thread {
             dpor_vv: VersionVec::new(),
             last_yield: None,
             yield_count: 0,
-            locals: HashMap::new(),
+            locals: LocalMap::default(),
         }
     }
 
