@@ -338,24 +338,38 @@ fn emit(text: impl std::fmt::Display) -> Result<(), Stop> {
 
 /// `litmus --run FILE...`: each file's report, then how many agree with their Result line.
 /// Every file is parsed and run before anything is printed, so bad input prints only its error.
+/// herd7's column is added when the environment gives herd7 and an LKMM directory.
 fn litmus_run(files: &[PathBuf]) -> Result<ExitCode, Stop> {
-    use wb_models::litmus::run;
+    use wb_models::litmus::{herd7::Herd7, run};
+    let herd7 = Herd7::from_env()?;
     let mut reports = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        reports.push(run::run(&text).map_err(|e| format!("{}: {e}", file.display()))?);
+        reports.push(run::run_file(file, herd7.as_ref()).map_err(|e| format!("{}: {e}", file.display()))?);
     }
     let mut text = String::new();
     for (file, report) in files.iter().zip(&reports) {
         text.push_str(&format!("File {}\n{report}\n", file.display()));
     }
-    let judged = reports.iter().filter(|r| r.judgement.is_some()).count();
+    let judged = reports.iter().filter(|r| r.judgements.iter().any(|j| j.checker == "loom")).count();
     let disagree = reports.iter().filter(|r| r.disagrees()).count();
     text.push_str(&format!(
-        "{} of {judged} tests with a Result line agree with loom ({} without one)\n",
+        "{} of {judged} tests with a Result line agree with loom ({} without one or with an LKMM flag)\n",
         judged - disagree,
         reports.len() - judged
     ));
+    match &herd7 {
+        Some(h) => {
+            let with_result = reports.iter().filter(|r| r.expected.is_some()).count();
+            let herd_disagree = reports.iter().filter(|r| r.expected.is_some() && r.herd7_disagrees()).count();
+            let models: Vec<&str> = h.models.iter().map(|(n, _)| n.as_str()).collect();
+            text.push_str(&format!(
+                "{} of {with_result} tests with a Result line agree with herd7 ({})\n",
+                with_result - herd_disagree,
+                models.join(", ")
+            ));
+        }
+        None => text.push_str("herd7: not run (set HERD7 or PATH, and WBCHECK_LKMM_DIR)\n"),
+    }
     emit(text)?;
     Ok(if disagree == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -8,10 +8,10 @@
 //! linux-kernel.cfg a.litmus b.litmus` prints them); [`run`] runs herd7 on every committed
 //! export; [`judge`] compares.
 
+use super::run::parse::Expected;
 use super::{exports, Litmus, Outcome, Prediction};
 use std::fmt;
 use std::path::Path;
-use std::process::Command;
 
 /// herd7's verdict on one test.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +21,8 @@ pub struct Observation {
     pub positive: u64,
     pub negative: u64,
     pub data_race: bool,
+    /// The other flags herd7 raised (`srcu-bad-nesting`...).
+    pub flags: Vec<String>,
 }
 
 /// Parses herd7's output: one [`Observation`] per `Observation NAME OUTCOME POS NEG` line, with
@@ -29,14 +31,17 @@ pub fn parse(output: &str) -> Result<Vec<Observation>, String> {
     let mut found = Vec::new();
     let mut test: Option<String> = None;
     let mut race = false;
+    let mut flags = Vec::new();
     for (n, line) in output.lines().enumerate() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             ["Test", name, ..] => {
                 test = Some(name.to_string());
                 race = false;
+                flags.clear();
             }
             ["Flag", "data-race"] => race = true,
+            ["Flag", flag] => flags.push(flag.to_string()),
             ["Observation", name, outcome, pos, neg] => {
                 let bad = |what: &str| format!("line {}: {what} in {line:?}", n + 1);
                 let outcome = Outcome::from_name(outcome).ok_or_else(|| bad("unknown outcome"))?;
@@ -45,7 +50,8 @@ pub fn parse(output: &str) -> Result<Vec<Observation>, String> {
                 if test.as_deref().is_some_and(|t| t != *name) {
                     return Err(bad("observation of another test than the last Test line"));
                 }
-                found.push(Observation { name: name.to_string(), outcome, positive, negative, data_race: race });
+                let flags = std::mem::take(&mut flags);
+                found.push(Observation { name: name.to_string(), outcome, positive, negative, data_race: race, flags });
                 test = None;
                 race = false;
             }
@@ -72,9 +78,9 @@ pub enum Verdict {
 #[derive(Debug)]
 pub struct Judgement {
     pub name: String,
-    /// Who observed: `herd7`, or `loom` for `wbcheck litmus --run` ([`super::run`]).
-    pub checker: &'static str,
-    pub predicted: Prediction,
+    /// Who observed: `herd7`, `herd7 (MODEL)`, or `loom` for `wbcheck litmus --run` ([`super::run`]).
+    pub checker: String,
+    pub predicted: Expected,
     pub observed: Option<Observation>,
     pub verdict: Verdict,
 }
@@ -118,6 +124,24 @@ pub fn judge_one(predicted: Prediction, observed: &Observation) -> Verdict {
     }
 }
 
+/// Judges an observation against a `Result:` line of any kind, as `judgelitmus.sh` does: `Maybe`
+/// passes, `DEADLOCK` wants no final state (`Never 0 0`), which is an unexpected deadlock for
+/// any other outcome; `Flag NAME` wants herd7 to raise NAME (`None` for a checker that computes
+/// no LKMM flags).
+pub fn judge_expected(expected: &Expected, observed: &Observation, computes_flags: bool) -> Option<Verdict> {
+    let deadlock = observed.positive + observed.negative == 0;
+    Some(match expected {
+        Expected::Maybe => Verdict::Agrees,
+        Expected::Deadlock if deadlock => Verdict::Agrees,
+        Expected::Deadlock => Verdict::Differs("non-DEADLOCK verification".into()),
+        Expected::Flag(_) if !computes_flags => return None,
+        Expected::Flag(flag) if observed.flags.contains(flag) => Verdict::Agrees,
+        Expected::Flag(flag) => Verdict::Differs(format!("flag {flag} not raised")),
+        Expected::Outcome(p) if deadlock => Verdict::Differs(format!("unexpected non-{} deadlock", p.outcome.name())),
+        Expected::Outcome(p) => judge_one(*p, observed),
+    })
+}
+
 /// Judges every export named in `observations` (herd7's output for some or all of them).
 /// Observations of tests that are not exports are errors; exports with no observation are
 /// skipped, so a log of a few tests judges those.
@@ -132,8 +156,8 @@ pub fn judge(observations: &[Observation]) -> Result<Vec<Judgement>, String> {
                 .ok_or_else(|| format!("herd7 output names '{}', which is not a wbcheck export", o.name))?;
             Ok(Judgement {
                 name: o.name.clone(),
-                checker: "herd7",
-                predicted: l.prediction,
+                checker: "herd7".into(),
+                predicted: Expected::Outcome(l.prediction),
                 observed: Some(o.clone()),
                 verdict: judge_one(l.prediction, o),
             })
@@ -163,23 +187,22 @@ fn run_one(herd7: &Path, model: &Path, litmus_dir: &Path, l: &Litmus) -> Result<
     if !file.is_file() {
         return Err(format!("{} is missing: regenerate the exports", file.display()));
     }
-    let output = Command::new(herd7)
-        .current_dir(model)
-        .args(["-conf", "linux-kernel.cfg"])
-        .arg(&file)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", herd7.display()))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let observed = parse(&stdout)?.into_iter().find(|o| o.name == l.name());
-    let verdict = match &observed {
-        Some(o) => judge_one(l.prediction, o),
-        None => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let why = stderr.lines().chain(stdout.lines()).find(|s| !s.trim().is_empty()).unwrap_or("no output");
-            Verdict::Missing(format!("herd7 printed no observation ({why})"))
+    let args = ["-conf".into(), "linux-kernel.cfg".into(), file.into_os_string()];
+    let (observed, verdict) = match super::herd7::run(herd7, model, &args) {
+        Ok(o) if o.name != l.name() => return Err(format!("herd7 observed '{}' in {}", o.name, l.file_name())),
+        Ok(o) => {
+            let verdict = judge_one(l.prediction, &o);
+            (Some(o), verdict)
         }
+        Err(why) => (None, Verdict::Missing(why)),
     };
-    Ok(Judgement { name: l.name(), checker: "herd7", predicted: l.prediction, observed, verdict })
+    Ok(Judgement {
+        name: l.name(),
+        checker: "herd7".into(),
+        predicted: Expected::Outcome(l.prediction),
+        observed,
+        verdict,
+    })
 }
 
 /// Whether every judgement passed.

@@ -19,6 +19,7 @@
 mod bdev_slots;
 mod dontcache_accounting;
 mod dontcache_kick;
+pub mod herd7;
 pub mod judge;
 mod percpu_counter;
 mod render;

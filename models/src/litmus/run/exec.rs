@@ -15,8 +15,20 @@
 //! | value-returning RMW without suffix (`xchg`, `cmpxchg`, `atomic_*_return`, `atomic_fetch_*`, `atomic_*_and_test`) | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` |
 //! | `_relaxed` / `_acquire` / `_release` RMW | Relaxed / Acquire / Release RMW |
 //! | `atomic_inc`, `atomic_dec`, `atomic_add`, `atomic_sub` | Relaxed RMW |
-//! | `spin_lock`, `spin_unlock`, `spin_trylock` | [`Platform::Mutex`] lock, unlock, try_lock |
-//! | `rcu_read_lock`, `rcu_read_unlock`, `synchronize_rcu` | wb-core's grace-period model, [`Rcu`] |
+//! | `smp_store_mb` | Relaxed store, `fence(SeqCst)` |
+//! | `atomic_and`, `_or`, `_andnot` / `atomic_fetch_*` of them | Relaxed / kernel-suffixed `fetch_and`, `fetch_or` |
+//! | `atomic_xor`, `atomic_fetch_xor*`, `atomic_add_unless` | a compare-exchange loop with the RMW's ordering (`atomic_add_unless`: fully ordered when it adds, a Relaxed read when it does not) |
+//! | `spin_lock`, `spin_unlock`, `spin_trylock` | [`Platform::Mutex`] try_lock (retried), unlock, try_lock |
+//! | `spin_is_locked` | a Relaxed load of a word beside the lock that `spin_lock` sets and `spin_unlock` clears (Relaxed stores): LKMM's read of the lock, with no ordering |
+//! | `rcu_read_lock`, `rcu_read_unlock`, `synchronize_rcu[_expedited]` | wb-core's grace-period model, [`Rcu`] |
+//! | `srcu_read_lock`/`srcu_down_read`, `srcu_read_unlock`/`srcu_up_read`, `synchronize_srcu[_expedited]` | the same model, one [`Rcu`] per `srcu_struct` |
+//! | `barrier()` | nothing |
+//!
+//! **Locks never taken.** As in herd7, an execution in which a process waits for a lock that
+//! can never be released (its holder has finished holding it, or the waits form a cycle) is not
+//! an execution: it is dropped, and a test whose every execution is dropped observes no state
+//! (`Never 0 0`, the kernel scripts' `DEADLOCK`). A process therefore takes a lock by retrying
+//! `try_lock` with a yield, checking each time whether the lock can still be released.
 //!
 //! A failing `cmpxchg` reads with Relaxed ordering and skips the trailing fence; the leading
 //! `fence(SeqCst)` has run by then (LKMM gives a failing cmpxchg no ordering at all, so here it
@@ -50,8 +62,39 @@ pub struct Reached {
 struct Shared<P: Platform> {
     locs: Vec<P::AtomicUsize>,
     locks: Vec<P::Mutex<()>>,
-    rcu: Rcu<P>,
+    /// Per lock, 1 while it is held: what `spin_is_locked` reads.
+    lock_words: Vec<P::AtomicUsize>,
+    /// RCU, then one domain per `srcu_struct`.
+    rcu: Vec<Rcu<P>>,
     trace: Arc<Trace>,
+    /// Bookkeeping outside loom's view (loom runs one thread at a time): who holds and who
+    /// waits for each lock, who has finished, and whether the execution is dropped.
+    waits: std::sync::Mutex<Waits>,
+}
+
+struct Waits {
+    holder: Vec<Option<usize>>,
+    waiting: Vec<Option<usize>>,
+    done: Vec<bool>,
+    dropped: bool,
+}
+
+impl Waits {
+    /// Whether process `t`, waiting for lock `l`, can never take it: following holders and the
+    /// locks they wait for ends at a finished process or goes round a cycle.
+    fn hopeless(&self, t: usize, mut l: usize) -> bool {
+        for _ in 0..=self.holder.len() {
+            let Some(h) = self.holder[l] else { return false };
+            if h == t || self.done[h] {
+                return true;
+            }
+            match self.waiting[h] {
+                Some(next) => l = next,
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 /// A fully ordered RMW's bracket: `smp_mb()` before and after.
@@ -72,12 +115,25 @@ fn atomic_rmw<P: Platform>(cell: &P::AtomicUsize, rmw: Rmw, order: RmwOrder) -> 
     full_fence::<P>(order);
     let old = match rmw {
         Rmw::Add(v) => cell.fetch_add(v as usize, success),
+        Rmw::And(v) => cell.fetch_and(v as usize, success),
+        Rmw::Or(v) => cell.fetch_or(v as usize, success),
         Rmw::Xchg(v) => cell.swap(v as usize, success),
         Rmw::Cmpxchg(expected, new) => {
             match cell.compare_exchange(expected as usize, new as usize, success, Ordering::Relaxed) {
                 Ok(old) => old,
                 // A failure: no trailing fence.
                 Err(now) => return now as i64,
+            }
+        }
+        Rmw::Xor(_) | Rmw::AddUnless(..) => {
+            let mut old = cell.load(Ordering::Relaxed);
+            loop {
+                // A failing add_unless: a Relaxed read, no trailing fence.
+                let Some(new) = rmw.new_value(old as i64) else { return old as i64 };
+                match cell.compare_exchange(old, new as usize, success, Ordering::Relaxed) {
+                    Ok(found) => break found,
+                    Err(now) => old = now,
+                }
             }
         }
     };
@@ -101,8 +157,15 @@ fn store_order(access: Access) -> Ordering {
     }
 }
 
-/// Runs process `t` to its end; returns its registers.
-fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Vec<i64>, String> {
+/// Runs process `t` to its end; returns its registers, or `None` when it waits for a lock that
+/// can never be released (the execution is dropped). Locks it still holds at its end stay held.
+fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Option<Vec<i64>>, String> {
+    let result = run_process_body(prog, t, shared);
+    shared.waits.lock().unwrap().done[t] = true;
+    result
+}
+
+fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Option<Vec<i64>>, String> {
     let ctx = Ctx::<P>::new(shared.trace.clone(), &format!("P{t}"), CpuPlan::Fixed(t));
     let thread = &prog.threads[t];
     let mut local = Local { pc: 0, regs: thread.init_regs.clone() };
@@ -135,13 +198,33 @@ fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Res
                 if held[*l].is_some() {
                     return Err(format!("line {line}: spin_lock of {}, which P{t} holds", prog.locks[*l]));
                 }
-                held[*l] = Some(shared.locks[*l].lock());
+                loop {
+                    if let Some(guard) = shared.locks[*l].try_lock() {
+                        held[*l] = Some(guard);
+                        shared.lock_words[*l].store(1, Ordering::Relaxed);
+                        let mut w = shared.waits.lock().unwrap();
+                        (w.holder[*l], w.waiting[t]) = (Some(t), None);
+                        break;
+                    }
+                    {
+                        let mut w = shared.waits.lock().unwrap();
+                        w.waiting[t] = Some(*l);
+                        if w.hopeless(t, *l) {
+                            w.dropped = true;
+                            return Ok(None);
+                        }
+                    }
+                    P::yield_now();
+                }
                 None
             }
             Op::SpinUnlock(l) => {
-                if held[*l].take().is_none() {
+                if held[*l].is_none() {
                     return Err(format!("line {line}: spin_unlock of {}, which P{t} does not hold", prog.locks[*l]));
                 }
+                shared.lock_words[*l].store(0, Ordering::Relaxed);
+                held[*l] = None;
+                shared.waits.lock().unwrap().holder[*l] = None;
                 None
             }
             Op::SpinTrylock(l) => {
@@ -149,24 +232,32 @@ fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Res
                     return Err(format!("line {line}: spin_trylock of {}, which P{t} holds", prog.locks[*l]));
                 }
                 held[*l] = shared.locks[*l].try_lock();
+                if held[*l].is_some() {
+                    shared.lock_words[*l].store(1, Ordering::Relaxed);
+                    shared.waits.lock().unwrap().holder[*l] = Some(t);
+                }
                 Some(i64::from(held[*l].is_some()))
             }
-            Op::RcuReadLock => {
-                shared.rcu.read_lock(&ctx);
+            Op::SpinIsLocked(l) => Some(shared.lock_words[*l].load(Ordering::Relaxed) as i64),
+            Op::RcuReadLock(d) => {
+                shared.rcu[*d].read_lock(&ctx);
+                (*d > 0).then_some(0)
+            }
+            Op::RcuReadUnlock(d) => {
+                if !shared.rcu[*d].in_read_section(&ctx) {
+                    return Err(format!(
+                        "line {line}: {primitive} outside a read-side section of {}",
+                        prog.domains[*d]
+                    ));
+                }
+                shared.rcu[*d].read_unlock(&ctx);
                 None
             }
-            Op::RcuReadUnlock => {
-                if !shared.rcu.in_read_section(&ctx) {
-                    return Err(format!("line {line}: rcu_read_unlock outside a read-side section"));
+            Op::SynchronizeRcu(d) => {
+                if shared.rcu[*d].in_read_section(&ctx) {
+                    return Err(format!("line {line}: {primitive} inside a read-side section of {}", prog.domains[*d]));
                 }
-                shared.rcu.read_unlock(&ctx);
-                None
-            }
-            Op::SynchronizeRcu => {
-                if shared.rcu.in_read_section(&ctx) {
-                    return Err(format!("line {line}: synchronize_rcu inside a read-side section"));
-                }
-                shared.rcu.synchronize(&ctx);
+                shared.rcu[*d].synchronize(&ctx);
                 None
             }
         };
@@ -175,24 +266,36 @@ fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Res
         }
         local.pc += 1;
     }
-    Ok(local.regs)
+    // A lock held at the end stays held: the guards are not dropped.
+    held.into_iter().flatten().for_each(std::mem::forget);
+    Ok(Some(local.regs))
 }
 
 /// One execution of `prog` under `P`: every process on its own thread, then main reads every
-/// location (everything happened before it: the last store of each).
-fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>) -> Final {
+/// location (everything happened before it: the last store of each). `None` when the execution
+/// is dropped (a lock that can never be taken).
+fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>) -> Option<Final> {
+    let n = prog.threads.len();
     let shared = Arc::new(Shared::<P> {
         locs: prog.init_mem.iter().map(|&v| P::AtomicUsize::new(v as usize)).collect(),
         locks: prog.locks.iter().map(|_| P::Mutex::new(())).collect(),
-        rcu: Rcu::new(prog.threads.len()),
+        lock_words: prog.locks.iter().map(|_| P::AtomicUsize::new(0)).collect(),
+        rcu: prog.domains.iter().map(|_| Rcu::new(n)).collect(),
         trace: Arc::new(Trace::new()),
+        waits: std::sync::Mutex::new(Waits {
+            holder: vec![None; prog.locks.len()],
+            waiting: vec![None; n],
+            done: vec![false; n],
+            dropped: false,
+        }),
     });
     let regs = Arc::new(Mutex::new(vec![Vec::new(); prog.threads.len()]));
     let handles: Vec<P::JoinHandle> = (0..prog.threads.len())
         .map(|t| {
             let (prog, shared, regs, error) = (prog.clone(), shared.clone(), regs.clone(), error.clone());
             P::spawn(move || match run_process::<P>(&prog, t, &shared) {
-                Ok(mine) => regs.lock().unwrap()[t] = mine,
+                Ok(Some(mine)) => regs.lock().unwrap()[t] = mine,
+                Ok(None) => regs.lock().unwrap()[t] = prog.threads[t].init_regs.clone(),
                 Err(e) => {
                     error.lock().unwrap().get_or_insert(format!("P{t} {e}"));
                     regs.lock().unwrap()[t] = prog.threads[t].init_regs.clone();
@@ -203,12 +306,15 @@ fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>)
     for h in handles {
         P::join(h);
     }
+    if shared.waits.lock().unwrap().dropped {
+        return None;
+    }
     let regs = std::mem::take(&mut *regs.lock().unwrap());
-    Final { regs, mem: shared.locs.iter().map(|l| l.load(Ordering::Relaxed) as i64).collect() }
+    Some(Final { regs, mem: shared.locs.iter().map(|l| l.load(Ordering::Relaxed) as i64).collect() })
 }
 
 /// Every final state loom reaches with no preemption bound; an error when an execution went
-/// wrong (a pointer that is no location, a lock misuse, a deadlock).
+/// wrong (a pointer that is no location, a lock misuse; a lock never taken drops the execution).
 pub fn loom_finals(prog: &Program) -> Result<Reached, String> {
     if prog.threads.len() > MAX_PROCS {
         return Err(format!("{} processes: loom runs at most {MAX_PROCS}", prog.threads.len()));
@@ -225,8 +331,9 @@ pub fn loom_finals(prog: &Program) -> Result<Reached, String> {
         builder.max_branches = 100_000;
         builder.check(move || {
             e2.fetch_add(1, StdOrdering::Relaxed);
-            let f = execute::<Loom>(&prog, &err2);
-            f2.lock().unwrap().insert(f);
+            if let Some(f) = execute::<Loom>(&prog, &err2) {
+                f2.lock().unwrap().insert(f);
+            }
         });
     }));
     if let Err(panic) = run {

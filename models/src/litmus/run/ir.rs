@@ -95,9 +95,15 @@ pub enum Fence {
 pub enum RmwKind {
     Add(Expr),
     Sub(Expr),
+    And(Expr),
+    Or(Expr),
+    Xor(Expr),
+    AndNot(Expr),
     Xchg(Expr),
     /// `cmpxchg(x, old, new)`: writes only when the value is `old`.
     Cmpxchg(Expr, Expr),
+    /// `atomic_add_unless(x, a, u)`: adds `a` unless the value is `u`.
+    AddUnless(Expr, Expr),
 }
 
 /// What an RMW's call returns.
@@ -107,14 +113,22 @@ pub enum Returns {
     New,
     /// `atomic_*_and_test`: whether the new value is 0.
     NewIsZero,
+    /// `atomic_add_negative`: whether the new value is negative.
+    NewIsNegative,
+    /// `atomic_add_unless`: whether it wrote.
+    Wrote,
 }
 
 /// An RMW with its operands evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rmw {
     Add(i64),
+    And(i64),
+    Or(i64),
+    Xor(i64),
     Xchg(i64),
     Cmpxchg(i64, i64),
+    AddUnless(i64, i64),
 }
 
 impl Rmw {
@@ -122,27 +136,39 @@ impl Rmw {
         match kind {
             RmwKind::Add(e) => Rmw::Add(e.eval(regs)),
             RmwKind::Sub(e) => Rmw::Add(e.eval(regs).wrapping_neg()),
+            RmwKind::And(e) => Rmw::And(e.eval(regs)),
+            RmwKind::Or(e) => Rmw::Or(e.eval(regs)),
+            RmwKind::Xor(e) => Rmw::Xor(e.eval(regs)),
+            RmwKind::AndNot(e) => Rmw::And(!e.eval(regs)),
             RmwKind::Xchg(e) => Rmw::Xchg(e.eval(regs)),
             RmwKind::Cmpxchg(o, n) => Rmw::Cmpxchg(o.eval(regs), n.eval(regs)),
+            RmwKind::AddUnless(a, u) => Rmw::AddUnless(a.eval(regs), u.eval(regs)),
         }
     }
 
-    /// The value written over `old`, or `None` for a failing cmpxchg.
+    /// The value written over `old`, or `None` for a failing cmpxchg or add_unless.
     pub fn new_value(self, old: i64) -> Option<i64> {
         match self {
             Rmw::Add(v) => Some(old.wrapping_add(v)),
+            Rmw::And(v) => Some(old & v),
+            Rmw::Or(v) => Some(old | v),
+            Rmw::Xor(v) => Some(old ^ v),
             Rmw::Xchg(v) => Some(v),
             Rmw::Cmpxchg(expected, new) => (old == expected).then_some(new),
+            Rmw::AddUnless(v, unless) => (old != unless).then_some(old.wrapping_add(v)),
         }
     }
 
     /// The call's value when the RMW found `old`.
     pub fn result(self, returns: Returns, old: i64) -> i64 {
-        let new = self.new_value(old).unwrap_or(old);
+        let new = self.new_value(old);
+        let value = new.unwrap_or(old);
         match returns {
             Returns::Old => old,
-            Returns::New => new,
-            Returns::NewIsZero => i64::from(new == 0),
+            Returns::New => value,
+            Returns::NewIsZero => i64::from(value == 0),
+            Returns::NewIsNegative => i64::from(value < 0),
+            Returns::Wrote => i64::from(new.is_some()),
         }
     }
 }
@@ -170,15 +196,22 @@ pub enum Op {
     SpinUnlock(usize),
     /// Returns 1 when it took the lock, 0 when the lock was held.
     SpinTrylock(usize),
-    RcuReadLock,
-    RcuReadUnlock,
-    SynchronizeRcu,
+    /// Returns 1 when some process holds the lock.
+    SpinIsLocked(usize),
+    /// The read-side section and grace period of an RCU domain: 0 is RCU, `1 + k` the `k`th
+    /// `srcu_struct` ([`Program::domains`]). An SRCU lock returns 0, the index it is given back.
+    RcuReadLock(usize),
+    RcuReadUnlock(usize),
+    SynchronizeRcu(usize),
 }
 
 impl Op {
     /// Whether the operation produces a value.
     pub fn has_value(&self) -> bool {
-        matches!(self, Op::Load { .. } | Op::SpinTrylock(_) | Op::Rmw { .. })
+        matches!(
+            self,
+            Op::Load { .. } | Op::SpinTrylock(_) | Op::SpinIsLocked(_) | Op::Rmw { .. } | Op::RcuReadLock(1..)
+        )
     }
 }
 
@@ -252,6 +285,8 @@ pub struct Program {
     pub locs: Vec<String>,
     pub init_mem: Vec<i64>,
     pub locks: Vec<String>,
+    /// The RCU domains: `rcu` (RCU itself), then each `srcu_struct`.
+    pub domains: Vec<String>,
     pub threads: Vec<Thread>,
     pub condition: Condition,
 }
@@ -319,30 +354,39 @@ impl Prop {
 #[derive(Debug, Clone)]
 pub struct Condition {
     pub quantifier: super::parse::Quantifier,
+    /// The variables the clause and `locations` name: herd7 lists the final states projected
+    /// on them.
     pub vars: Vec<Var>,
     /// The variables' names as the clause writes them (`0:r1`, `x`).
     pub names: Vec<String>,
     pub prop: Prop,
+    /// `filter`: a final state counts only when it holds (over [`Condition::filter_vars`]).
+    pub filter: Option<Prop>,
+    pub filter_vars: Vec<Var>,
 }
 
 /// A final state projected on the clause's variables.
 pub type Observed = Vec<i64>;
 
-impl Condition {
-    fn project(&self, f: &Final) -> Observed {
-        self.vars
-            .iter()
-            .map(|v| match *v {
-                Var::Reg(t, r) => f.regs[t][r],
-                Var::Loc(l) => f.mem[l],
-            })
-            .collect()
-    }
+fn project(vars: &[Var], f: &Final) -> Observed {
+    vars.iter()
+        .map(|v| match *v {
+            Var::Reg(t, r) => f.regs[t][r],
+            Var::Loc(l) => f.mem[l],
+        })
+        .collect()
+}
 
-    /// The distinct observed states of `finals`, each with whether it satisfies the proposition
-    /// (for `~exists` and `forall` as for `exists`: herd7 reports the proposition inside).
+impl Condition {
+    /// The distinct observed states of the `finals` the filter keeps, each with whether it
+    /// satisfies the proposition (for `~exists` and `forall` as for `exists`: herd7 reports the
+    /// proposition inside).
     pub fn judge<'a>(&self, finals: impl IntoIterator<Item = &'a Final>) -> Vec<(Observed, bool)> {
-        let states: BTreeSet<Observed> = finals.into_iter().map(|f| self.project(f)).collect();
+        let states: BTreeSet<Observed> = finals
+            .into_iter()
+            .filter(|f| self.filter.as_ref().is_none_or(|p| p.holds(&project(&self.filter_vars, f))))
+            .map(|f| project(&self.vars, f))
+            .collect();
         states.into_iter().map(|s| (s.clone(), self.prop.holds(&s))).collect()
     }
 }

@@ -7,7 +7,7 @@
 //! table in wb-core's `core/src/sync.rs`; a call of anything else is an error naming it.
 
 use super::ir::{self, Access, Fence, Instr, Op, Program, Returns, RmwKind, RmwOrder, Thread, Var, LOC_BASE};
-use super::parse::{self, err, Call, Error, Expr, Stmt, Target, Test, Value};
+use super::parse::{self, err, Call, Error, Expr, Kind, Stmt, Target, Test, Value};
 use std::collections::HashMap;
 
 /// What a kernel primitive does, before its arguments are lowered.
@@ -28,13 +28,23 @@ enum Prim {
         returns: Option<Returns>,
         value_first: bool,
     },
+    /// `smp_store_mb()`: a `WRITE_ONCE` then `smp_mb()`.
+    StoreMb,
     Fence(Fence),
+    /// `barrier()`: a compiler barrier, nothing at run time.
+    Nothing,
     SpinLock,
     SpinUnlock,
     SpinTrylock,
+    SpinIsLocked,
     RcuReadLock,
     RcuReadUnlock,
     SynchronizeRcu,
+    /// `srcu_read_lock(s)`, `srcu_down_read(s)`.
+    SrcuReadLock,
+    /// `srcu_read_unlock(s, idx)`, `srcu_up_read(s, idx)`.
+    SrcuReadUnlock,
+    SynchronizeSrcu,
 }
 
 #[derive(Clone, Copy)]
@@ -43,8 +53,13 @@ enum RmwBase {
     Sub,
     Inc,
     Dec,
+    And,
+    Or,
+    Xor,
+    AndNot,
     Xchg,
     Cmpxchg,
+    AddUnless,
 }
 
 /// The primitive named `name`, per the mapping of `core/src/sync.rs`: value-returning RMWs
@@ -68,14 +83,21 @@ fn primitive(name: &str) -> Option<Prim> {
         | "smp_mb__after_atomic"
         | "smp_mb__after_spinlock"
         | "smp_mb__after_unlock_lock" => Prim::Fence(Fence::Mb),
+        "smp_mb__after_srcu_read_unlock" => Prim::Fence(Fence::Mb),
         "smp_rmb" => Prim::Fence(Fence::Rmb),
         "smp_wmb" => Prim::Fence(Fence::Wmb),
+        "smp_store_mb" => Prim::StoreMb,
+        "barrier" => Prim::Nothing,
         "spin_lock" => Prim::SpinLock,
         "spin_unlock" => Prim::SpinUnlock,
         "spin_trylock" => Prim::SpinTrylock,
+        "spin_is_locked" => Prim::SpinIsLocked,
         "rcu_read_lock" => Prim::RcuReadLock,
         "rcu_read_unlock" => Prim::RcuReadUnlock,
-        "synchronize_rcu" => Prim::SynchronizeRcu,
+        "synchronize_rcu" | "synchronize_rcu_expedited" => Prim::SynchronizeRcu,
+        "srcu_read_lock" | "srcu_down_read" => Prim::SrcuReadLock,
+        "srcu_read_unlock" | "srcu_up_read" => Prim::SrcuReadUnlock,
+        "synchronize_srcu" | "synchronize_srcu_expedited" => Prim::SynchronizeSrcu,
         _ => return rmw(name),
     };
     Some(simple)
@@ -89,6 +111,11 @@ fn rmw(name: &str) -> Option<Prim> {
         "atomic_dec" => return rmw(RmwBase::Dec, RmwOrder::Relaxed, None, false),
         "atomic_add" => return rmw(RmwBase::Add, RmwOrder::Relaxed, None, true),
         "atomic_sub" => return rmw(RmwBase::Sub, RmwOrder::Relaxed, None, true),
+        "atomic_and" => return rmw(RmwBase::And, RmwOrder::Relaxed, None, true),
+        "atomic_or" => return rmw(RmwBase::Or, RmwOrder::Relaxed, None, true),
+        "atomic_xor" => return rmw(RmwBase::Xor, RmwOrder::Relaxed, None, true),
+        "atomic_andnot" => return rmw(RmwBase::AndNot, RmwOrder::Relaxed, None, true),
+        "atomic_add_unless" => return rmw(RmwBase::AddUnless, RmwOrder::Full, Some(Returns::Wrote), false),
         "atomic_inc_and_test" => return rmw(RmwBase::Inc, RmwOrder::Full, Some(Returns::NewIsZero), false),
         "atomic_dec_and_test" => return rmw(RmwBase::Dec, RmwOrder::Full, Some(Returns::NewIsZero), false),
         "atomic_sub_and_test" => return rmw(RmwBase::Sub, RmwOrder::Full, Some(Returns::NewIsZero), true),
@@ -110,6 +137,11 @@ fn rmw(name: &str) -> Option<Prim> {
         "atomic_fetch_sub" => (RmwBase::Sub, Returns::Old, true),
         "atomic_fetch_inc" => (RmwBase::Inc, Returns::Old, false),
         "atomic_fetch_dec" => (RmwBase::Dec, Returns::Old, false),
+        "atomic_fetch_and" => (RmwBase::And, Returns::Old, true),
+        "atomic_fetch_or" => (RmwBase::Or, Returns::Old, true),
+        "atomic_fetch_xor" => (RmwBase::Xor, Returns::Old, true),
+        "atomic_fetch_andnot" => (RmwBase::AndNot, Returns::Old, true),
+        "atomic_add_negative" => (RmwBase::Add, Returns::NewIsNegative, true),
         _ => return None,
     };
     rmw(kind, order, Some(returns), value_first)
@@ -120,35 +152,49 @@ fn rmw(name: &str) -> Option<Prim> {
 enum Name {
     Loc(usize),
     Lock(usize),
+    /// An RCU domain: `1 + k` for the `k`th `srcu_struct`.
+    Srcu(usize),
     Reg(usize),
 }
 
-/// The shared names of the test: locations and locks, in order of appearance.
+/// The shared names of the test: locations, locks and `srcu_struct`s, in order of appearance.
 #[derive(Default)]
 struct Names {
     locs: Vec<String>,
     locks: Vec<String>,
+    srcus: Vec<String>,
 }
 
-/// The index of `name` in `names`, added if new; an error if it names one of `others` (a name is a
-/// memory location or a spinlock, not both).
-fn intern(names: &mut Vec<String>, others: &[String], name: &str, line: usize) -> Result<usize, Error> {
-    if others.iter().any(|l| l == name) {
-        return err(line, format!("'{name}' is a spinlock_t and a memory location"));
+fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Loc => "a memory location",
+        Kind::Lock => "a spinlock_t",
+        Kind::Srcu => "a struct srcu_struct",
     }
-    Ok(names.iter().position(|l| l == name).unwrap_or_else(|| {
-        names.push(name.to_string());
-        names.len() - 1
-    }))
 }
 
 impl Names {
-    fn loc(&mut self, name: &str, line: usize) -> Result<usize, Error> {
-        intern(&mut self.locs, &self.locks, name, line)
+    /// The index of `name` among the names of `kind`, added if new; an error if it is a name of
+    /// another kind (a name is one of a location, a lock, an srcu_struct).
+    fn intern(&mut self, kind: Kind, name: &str, line: usize) -> Result<usize, Error> {
+        for (other, names) in [(Kind::Loc, &self.locs), (Kind::Lock, &self.locks), (Kind::Srcu, &self.srcus)] {
+            if other != kind && names.iter().any(|l| l == name) {
+                return err(line, format!("'{name}' is {} and {}", kind_name(other), kind_name(kind)));
+            }
+        }
+        let names = match kind {
+            Kind::Loc => &mut self.locs,
+            Kind::Lock => &mut self.locks,
+            Kind::Srcu => &mut self.srcus,
+        };
+        Ok(names.iter().position(|l| l == name).unwrap_or_else(|| {
+            names.push(name.to_string());
+            names.len() - 1
+        }))
     }
 
-    fn lock(&mut self, name: &str, line: usize) -> Result<usize, Error> {
-        intern(&mut self.locks, &self.locs, name, line)
+    fn loc(&mut self, name: &str, line: usize) -> Result<usize, Error> {
+        self.intern(Kind::Loc, name, line)
     }
 
     fn value(&mut self, v: &Value, line: usize) -> Result<i64, Error> {
@@ -165,6 +211,13 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
     let mut init_mem = Vec::new();
     let mut reg_inits = Vec::new();
     for i in &test.init {
+        if i.kind != Kind::Loc {
+            if i.thread.is_some() || i.value != Value::Int(0) {
+                return err(i.line, format!("{} cannot be a register or have a value", kind_name(i.kind)));
+            }
+            names.intern(i.kind, &i.name, i.line)?;
+            continue;
+        }
         let value = names.value(&i.value, i.line)?;
         match i.thread {
             Some(t) => reg_inits.push((t, i)),
@@ -179,10 +232,11 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
     for (n, proc) in test.procs.iter().enumerate() {
         let mut scope = HashMap::new();
         for p in &proc.params {
-            let name = if p.lock {
-                Name::Lock(names.lock(&p.name, proc.line)?)
-            } else {
-                Name::Loc(names.loc(&p.name, proc.line)?)
+            let i = names.intern(p.kind, &p.name, proc.line)?;
+            let name = match p.kind {
+                Kind::Loc => Name::Loc(i),
+                Kind::Lock => Name::Lock(i),
+                Kind::Srcu => Name::Srcu(1 + i),
             };
             scope.insert(p.name.clone(), name);
         }
@@ -204,16 +258,55 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
     if let Some((t, i)) = reg_inits.iter().find(|(t, _)| *t >= test.procs.len()) {
         return err(i.line, format!("{t}:{} initialises a register of a process the test does not have", i.name));
     }
-    let condition = condition(&test.clause, &mut names, &threads)?;
+    let condition = condition(test, &mut names, &threads)?;
     init_mem.resize(names.locs.len(), 0);
-    Ok(Program { name: test.name.clone(), locs: names.locs, init_mem, locks: names.locks, threads, condition })
+    let domains = std::iter::once("rcu".to_string()).chain(names.srcus).collect();
+    Ok(Program { name: test.name.clone(), locs: names.locs, init_mem, locks: names.locks, domains, threads, condition })
 }
 
-fn condition(clause: &parse::Clause, names: &mut Names, threads: &[Thread]) -> Result<ir::Condition, Error> {
-    let mut vars = Vec::new();
-    let mut var_names = Vec::new();
-    let prop = prop(&clause.prop, names, threads, &mut vars, &mut var_names)?;
-    Ok(ir::Condition { quantifier: clause.quantifier, vars, names: var_names, prop })
+fn condition(test: &Test, names: &mut Names, threads: &[Thread]) -> Result<ir::Condition, Error> {
+    let (mut vars, mut var_names) = (Vec::new(), Vec::new());
+    let clause = prop(&test.clause.prop, names, threads, &mut vars, &mut var_names)?;
+    for o in &test.locations {
+        variable(o.line, o.thread, &o.name, names, threads, &mut vars, &mut var_names)?;
+    }
+    let (mut filter_vars, mut filter_names) = (Vec::new(), Vec::new());
+    let filter = match &test.filter {
+        Some(f) => Some(prop(f, names, threads, &mut filter_vars, &mut filter_names)?),
+        None => None,
+    };
+    Ok(ir::Condition { quantifier: test.clause.quantifier, vars, names: var_names, prop: clause, filter, filter_vars })
+}
+
+/// The index of the variable `N:r` or `x` among `vars`, added if new.
+fn variable(
+    line: usize,
+    thread: Option<usize>,
+    name: &str,
+    names: &mut Names,
+    threads: &[Thread],
+    vars: &mut Vec<Var>,
+    var_names: &mut Vec<String>,
+) -> Result<usize, Error> {
+    let (var, shown) = match thread {
+        Some(t) => {
+            let regs = &threads
+                .get(t)
+                .ok_or(Error { line, message: format!("{t}:{name}: the test has no process P{t}") })?
+                .regs;
+            let r = regs
+                .iter()
+                .position(|r| r == name)
+                .ok_or(Error { line, message: format!("{t}:{name}: P{t} has no register '{name}'") })?;
+            (Var::Reg(t, r), format!("{t}:{name}"))
+        }
+        None => (Var::Loc(names.loc(name, line)?), name.to_string()),
+    };
+    Ok(vars.iter().position(|v| *v == var).unwrap_or_else(|| {
+        vars.push(var);
+        var_names.push(shown);
+        vars.len() - 1
+    }))
 }
 
 fn prop(
@@ -231,25 +324,7 @@ fn prop(
         parse::Prop::And(a, b) => ir::Prop::And(sub(a)?, sub(b)?),
         parse::Prop::Or(a, b) => ir::Prop::Or(sub(a)?, sub(b)?),
         parse::Prop::Eq { line, thread, name, value } => {
-            let (var, shown) = match thread {
-                Some(t) => {
-                    let regs = &threads
-                        .get(*t)
-                        .ok_or(Error { line: *line, message: format!("{t}:{name}: the test has no process P{t}") })?
-                        .regs;
-                    let r = regs
-                        .iter()
-                        .position(|r| r == name)
-                        .ok_or(Error { line: *line, message: format!("{t}:{name}: P{t} has no register '{name}'") })?;
-                    (Var::Reg(*t, r), format!("{t}:{name}"))
-                }
-                None => (Var::Loc(names.loc(name, *line)?), name.clone()),
-            };
-            let i = vars.iter().position(|v| *v == var).unwrap_or_else(|| {
-                vars.push(var);
-                var_names.push(shown);
-                vars.len() - 1
-            });
+            let i = variable(*line, *thread, name, names, threads, vars, var_names)?;
             ir::Prop::Eq(i, names.value(value, *line)?)
         }
     })
@@ -374,6 +449,9 @@ impl Lowering<'_> {
                 Some(Name::Lock(_)) => {
                     return err(self.line, format!("the spinlock_t '{name}' used as a value"));
                 }
+                Some(Name::Srcu(_)) => {
+                    return err(self.line, format!("the srcu_struct '{name}' used as a value"));
+                }
                 None => {
                     return err(
                         self.line,
@@ -443,8 +521,8 @@ impl Lowering<'_> {
             Prim::Rmw { kind, order, returns, value_first } => {
                 let operands = match kind {
                     RmwBase::Inc | RmwBase::Dec => 0,
-                    RmwBase::Add | RmwBase::Sub | RmwBase::Xchg => 1,
-                    RmwBase::Cmpxchg => 2,
+                    RmwBase::Cmpxchg | RmwBase::AddUnless => 2,
+                    _ => 1,
                 };
                 arity(operands + 1)?;
                 let (addr, values) = if value_first && operands == 1 {
@@ -461,8 +539,13 @@ impl Lowering<'_> {
                     RmwBase::Sub => RmwKind::Sub(next()),
                     RmwBase::Inc => RmwKind::Add(ir::Expr::Const(1)),
                     RmwBase::Dec => RmwKind::Sub(ir::Expr::Const(1)),
+                    RmwBase::And => RmwKind::And(next()),
+                    RmwBase::Or => RmwKind::Or(next()),
+                    RmwBase::Xor => RmwKind::Xor(next()),
+                    RmwBase::AndNot => RmwKind::AndNot(next()),
                     RmwBase::Xchg => RmwKind::Xchg(next()),
                     RmwBase::Cmpxchg => RmwKind::Cmpxchg(next(), next()),
+                    RmwBase::AddUnless => RmwKind::AddUnless(next(), next()),
                 };
                 match returns {
                     Some(returns) => Op::Rmw { addr, kind, order, returns },
@@ -470,11 +553,25 @@ impl Lowering<'_> {
                     None => Op::Rmw { addr, kind, order, returns: Returns::Old },
                 }
             }
+            Prim::StoreMb => {
+                arity(2)?;
+                let addr = self.address(name, &args[0], true, line)?;
+                let value = self.expr(&args[1])?;
+                self.op(Op::Store { addr, value, access: Access::Once }, None, name, line);
+                Op::Fence(Fence::Mb)
+            }
             Prim::Fence(f) => {
                 arity(0)?;
                 Op::Fence(f)
             }
-            Prim::SpinLock | Prim::SpinUnlock | Prim::SpinTrylock => {
+            Prim::Nothing => {
+                arity(0)?;
+                if dst.is_some() {
+                    return err(line, format!("{name} returns no value"));
+                }
+                return Ok(());
+            }
+            Prim::SpinLock | Prim::SpinUnlock | Prim::SpinTrylock | Prim::SpinIsLocked => {
                 arity(1)?;
                 let lock = match &args[0] {
                     Expr::Name(n) => match self.scope.get(n) {
@@ -486,15 +583,37 @@ impl Lowering<'_> {
                 match prim {
                     Prim::SpinLock => Op::SpinLock(lock),
                     Prim::SpinUnlock => Op::SpinUnlock(lock),
-                    _ => Op::SpinTrylock(lock),
+                    Prim::SpinTrylock => Op::SpinTrylock(lock),
+                    _ => Op::SpinIsLocked(lock),
                 }
             }
             Prim::RcuReadLock | Prim::RcuReadUnlock | Prim::SynchronizeRcu => {
                 arity(0)?;
                 match prim {
-                    Prim::RcuReadLock => Op::RcuReadLock,
-                    Prim::RcuReadUnlock => Op::RcuReadUnlock,
-                    _ => Op::SynchronizeRcu,
+                    Prim::RcuReadLock => Op::RcuReadLock(0),
+                    Prim::RcuReadUnlock => Op::RcuReadUnlock(0),
+                    _ => Op::SynchronizeRcu(0),
+                }
+            }
+            Prim::SrcuReadLock | Prim::SrcuReadUnlock | Prim::SynchronizeSrcu => {
+                arity(if matches!(prim, Prim::SrcuReadUnlock) { 2 } else { 1 })?;
+                let domain = match &args[0] {
+                    Expr::Name(n) => match self.scope.get(n) {
+                        Some(Name::Srcu(d)) => *d,
+                        _ => {
+                            return err(line, format!("{name}({n}, ...): '{n}' is not a struct srcu_struct parameter"))
+                        }
+                    },
+                    _ => return err(line, format!("{name}'s first argument must name a struct srcu_struct parameter")),
+                };
+                match prim {
+                    Prim::SrcuReadLock => Op::RcuReadLock(domain),
+                    Prim::SrcuReadUnlock => {
+                        // The index: evaluated (its loads run), not checked against the lock's.
+                        self.expr(&args[1])?;
+                        Op::RcuReadUnlock(domain)
+                    }
+                    _ => Op::SynchronizeRcu(domain),
                 }
             }
         };

@@ -32,19 +32,57 @@ pub(crate) fn err<T>(line: usize, message: impl Into<String>) -> Result<T, Error
 pub struct Test {
     pub name: String,
     /// The `Result:` line of the leading comment, if any.
-    pub result: Option<Prediction>,
+    pub result: Option<Expected>,
     pub init: Vec<Init>,
     pub procs: Vec<Proc>,
+    /// `locations [...]`: more variables to observe in the final states, as herd7 prints them.
+    pub locations: Vec<Observed>,
+    /// `filter P`: only the executions whose final state satisfies `P` count.
+    pub filter: Option<Prop>,
     pub clause: Clause,
 }
 
-/// An initial value: `x=1`, `p=&x` or `p=x` (a location), `0:r0=1` (a register).
+/// A variable of the final clause or of `locations`: `N:rK` (thread given) or `x`.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    pub line: usize,
+    pub thread: Option<usize>,
+    pub name: String,
+}
+
+/// A `Result:` line as the kernel's `judgelitmus.sh` reads it (the word after `Result:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// `Never`, `Sometimes` or `Always`, with `DATARACE` when a race is predicted.
+    Outcome(Prediction),
+    /// `DEADLOCK`: no execution completes (herd7's `Never 0 0`).
+    Deadlock,
+    /// `Maybe`: any outcome passes.
+    Maybe,
+    /// `Flag NAME`: herd7 raises the flag NAME (`srcu-bad-nesting`...), which only LKMM computes.
+    Flag(String),
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Outcome(p) => write!(f, "{p}"),
+            Expected::Deadlock => f.write_str("DEADLOCK"),
+            Expected::Maybe => f.write_str("Maybe"),
+            Expected::Flag(name) => write!(f, "Flag {name}"),
+        }
+    }
+}
+
+/// An initial value: `x=1`, `p=&x` or `p=x` (a location), `0:r0=1` (a register); or a
+/// declaration of a lock (`spinlock_t s;`) or an SRCU domain (`struct srcu_struct s;`).
 #[derive(Debug, Clone)]
 pub struct Init {
     pub line: usize,
     pub thread: Option<usize>,
     pub name: String,
     pub value: Value,
+    pub kind: Kind,
 }
 
 /// A value of the initial state or the final clause: an integer or the address of a location.
@@ -54,11 +92,20 @@ pub enum Value {
     Loc(String),
 }
 
+/// What a shared name is: a memory location, a lock or an SRCU domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Loc,
+    /// `spinlock_t`.
+    Lock,
+    /// `struct srcu_struct`.
+    Srcu,
+}
+
 #[derive(Debug, Clone)]
 pub struct Param {
     pub name: String,
-    /// `spinlock_t *`: a lock, not a memory location.
-    pub lock: bool,
+    pub kind: Kind,
 }
 
 #[derive(Debug, Clone)]
@@ -199,23 +246,31 @@ impl fmt::Display for Tok {
 
 /// Longest first, so that `==` is not read as two `=`.
 const PUNCTS: &[&str] = &[
-    "/\\", "\\/", "==", "!=", "<=", ">=", "&&", "||", "(", ")", "{", "}", "[", "]", ";", ",", ":", "=", "*", "&", "+",
-    "-", "!", "~", "<", ">", "|", "^",
+    "/\\", "\\/", "==", "!=", "<=", ">=", "=>", "&&", "||", "(", ")", "{", "}", "[", "]", ";", ",", ":", "=", "*", "&",
+    "+", "-", "!", "~", "<", ">", "|", "^",
 ];
 
-/// The tokens of `src`, which starts at line `first_line`; `/* */` and `//` comments skipped.
+/// The tokens of `src`, which starts at line `first_line`; `/* */` and `//` comments skipped,
+/// and herd7's `(* *)` comments (nested) outside the processes' bodies: inside a body `(*p)` is C.
 fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
     let bytes = src.as_bytes();
     let mut out = Vec::new();
     let (mut i, mut line) = (0, first_line);
+    // Brace depth, and how many blocks have opened at depth 0 (the first is the initial state).
+    let (mut depth, mut blocks) = (0usize, 0usize);
     while i < bytes.len() {
         let c = bytes[i] as char;
         let rest = &src[i..];
+        let in_body = depth > 0 && blocks > 1;
         if c == '\n' {
             line += 1;
             i += 1;
         } else if c.is_whitespace() {
             i += 1;
+        } else if rest.starts_with("(*") && !in_body {
+            let end = herd_comment_end(rest).ok_or(Error { line, message: "unterminated (* comment".into() })?;
+            line += rest[..end].matches('\n').count();
+            i += end;
         } else if rest.starts_with("/*") {
             let end =
                 rest.find("*/").map(|e| e + 2).ok_or(Error { line, message: "unterminated /* comment".into() })?;
@@ -238,6 +293,14 @@ fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
             out.push((Tok::Ident(rest[..len].to_string()), line));
             i += len;
         } else if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            match *p {
+                "{" => {
+                    blocks += usize::from(depth == 0);
+                    depth += 1;
+                }
+                "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
             out.push((Tok::Punct(p), line));
             i += p.len();
         } else {
@@ -246,6 +309,27 @@ fn lex(src: &str, first_line: usize) -> Result<Vec<(Tok, usize)>, Error> {
         }
     }
     Ok(out)
+}
+
+/// The length of the `(* *)` comment `text` starts with, nested comments included.
+fn herd_comment_end(text: &str) -> Option<usize> {
+    let (mut depth, mut i) = (0usize, 0);
+    while i < text.len() {
+        let rest = &text[i..];
+        if rest.starts_with("(*") {
+            depth += 1;
+            i += 2;
+        } else if rest.starts_with("*)") {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return Some(i);
+            }
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    None
 }
 
 /// A binary operator and its precedence (C's, higher binds tighter).
@@ -305,7 +389,9 @@ pub fn parse(text: &str) -> Result<Test, Error> {
         let comment = &rest[..end];
         for (n, l) in comment.lines().enumerate() {
             if let Some(r) = l.split_once("Result:").map(|(_, r)| r) {
-                result = Some(prediction(r.split("*)").next().unwrap_or(""), line + n)?);
+                if result.is_none() {
+                    result = Some(expected(r.split("*)").next().unwrap_or(""), line + n)?);
+                }
             }
         }
         line += comment.matches('\n').count();
@@ -325,25 +411,46 @@ pub fn parse(text: &str) -> Result<Test, Error> {
     if procs.is_empty() {
         return err(p.line(), format!("expected a process P0, found {}", p.describe()));
     }
+    let (mut locations, mut filter) = (Vec::new(), None);
+    loop {
+        match p.peek() {
+            Some(Tok::Ident(w)) if w == "locations" => {
+                p.pos += 1;
+                locations.extend(p.locations()?);
+            }
+            Some(Tok::Ident(w)) if w == "filter" && filter.is_none() => {
+                p.pos += 1;
+                filter = Some(p.prop()?);
+            }
+            _ => break,
+        }
+    }
     let clause = p.clause()?;
     if p.peek().is_some() {
         return err(p.line(), format!("unexpected {} after the final clause", p.describe()));
     }
-    Ok(Test { name, result, init, procs, clause })
+    Ok(Test { name, result, init, procs, locations, filter, clause })
 }
 
-/// `Never|Sometimes|Always [DATARACE]`, the rest of a `Result:` line.
-fn prediction(text: &str, line: usize) -> Result<Prediction, Error> {
+/// The rest of a `Result:` line, read as `judgelitmus.sh` reads it: its first word is the
+/// outcome (`Never`, `Sometimes`, `Always`, `DEADLOCK`, `Maybe`, or `Flag NAME`), and `DATARACE`
+/// anywhere after it predicts a data race; other words after it are comments.
+fn expected(text: &str, line: usize) -> Result<Expected, Error> {
     let mut words = text.split_whitespace();
     let word = words.next().unwrap_or("");
-    let outcome = Outcome::from_name(word)
-        .ok_or(Error { line, message: format!("Result: '{word}' is not one of Never, Sometimes, Always") })?;
-    let data_race = match words.next() {
-        None => false,
-        Some("DATARACE") => true,
-        Some(w) => return err(line, format!("Result: '{w}' after the outcome (only DATARACE may follow)")),
-    };
-    Ok(Prediction { outcome, data_race })
+    let data_race = text.split_whitespace().skip(1).any(|w| w == "DATARACE");
+    Ok(match word {
+        "DEADLOCK" => Expected::Deadlock,
+        "Maybe" => Expected::Maybe,
+        "Flag" => Expected::Flag(words.next().unwrap_or("").to_string()),
+        _ => {
+            let outcome = Outcome::from_name(word).ok_or(Error {
+                line,
+                message: format!("Result: '{word}' is not one of Never, Sometimes, Always, DEADLOCK, Maybe, Flag"),
+            })?;
+            Expected::Outcome(Prediction { outcome, data_race })
+        }
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,9 +462,35 @@ struct Parser {
     end_line: usize,
 }
 
-/// The types a declaration or a parameter may have (`int *`, `atomic_t *`, `spinlock_t *`...).
-const TYPES: &[&str] =
-    &["int", "long", "unsigned", "atomic_t", "atomic_long_t", "spinlock_t", "intptr_t", "u32", "u64"];
+/// The types a declaration, a parameter or a cast may have (`int *`, `atomic_t *`, `spinlock_t *`,
+/// `struct srcu_struct *`...), with their qualifiers.
+const TYPES: &[&str] = &[
+    "int",
+    "long",
+    "short",
+    "char",
+    "bool",
+    "void",
+    "unsigned",
+    "signed",
+    "const",
+    "volatile",
+    "atomic_t",
+    "atomic_long_t",
+    "spinlock_t",
+    "intptr_t",
+    "uintptr_t",
+    "size_t",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "s8",
+    "s16",
+    "s32",
+    "s64",
+    "struct",
+];
 
 /// Constructs of herd7's C dialect this parser knows but does not support, with what they are.
 const UNSUPPORTED: &[(&str, &str)] = &[
@@ -367,9 +500,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("goto", "'goto'"),
     ("return", "'return'"),
     ("switch", "'switch'"),
-    ("struct", "a struct type"),
-    ("locations", "a 'locations' clause"),
-    ("filter", "a 'filter' clause"),
 ];
 
 impl Parser {
@@ -440,16 +570,34 @@ impl Parser {
         matches!(self.peek(), Some(Tok::Ident(id)) if TYPES.contains(&id.as_str()))
     }
 
-    /// Skips a type (`int`, `unsigned long`, `spinlock_t`) and the `*`s after it; returns
-    /// whether it was `spinlock_t`.
-    fn skip_type(&mut self) -> bool {
-        let mut lock = false;
+    /// Skips a type (`int`, `unsigned long`, `spinlock_t`, `struct srcu_struct`) and the `*`s
+    /// after it; returns what a name of that type is. A struct other than `srcu_struct` is an
+    /// error: litmus tests give a struct's fields as locations of their own.
+    fn skip_type(&mut self) -> Result<Kind, Error> {
+        let mut kind = Kind::Loc;
         while self.is_type() {
-            lock |= self.peek() == Some(&Tok::Ident("spinlock_t".into()));
+            if self.peek() == Some(&Tok::Ident("spinlock_t".into())) {
+                kind = Kind::Lock;
+            }
+            if self.peek() == Some(&Tok::Ident("struct".into())) {
+                self.pos += 1;
+                match self.peek() {
+                    Some(Tok::Ident(s)) if s == "srcu_struct" => kind = Kind::Srcu,
+                    Some(Tok::Ident(s)) => {
+                        return err(
+                            self.line(),
+                            format!(
+                                "unsupported construct: struct {s} (only struct srcu_struct; give fields as locations)"
+                            ),
+                        )
+                    }
+                    _ => return self.unexpected("a struct's name"),
+                }
+            }
             self.pos += 1;
         }
         while self.eat("*") {}
-        lock
+        Ok(kind)
     }
 
     fn int(&mut self) -> Result<i64, Error> {
@@ -499,11 +647,11 @@ impl Parser {
                 continue;
             }
             let line = self.line();
-            self.skip_type();
+            let kind = self.skip_type()?;
             let thread = self.thread_prefix();
             let name = self.ident()?;
             let value = if self.eat("=") { self.value()? } else { Value::Int(0) };
-            out.push(Init { line, thread, name, value });
+            out.push(Init { line, thread, name, value, kind });
             if !self.is("}") {
                 self.expect(";")?;
             }
@@ -521,10 +669,10 @@ impl Parser {
                 self.expect(",")?;
             }
             if !self.is_type() {
-                return self.unexpected("a parameter type (int *, atomic_t *, spinlock_t *)");
+                return self.unexpected("a parameter type (int *, atomic_t *, spinlock_t *, struct srcu_struct *)");
             }
-            let lock = self.skip_type();
-            params.push(Param { name: self.ident()?, lock });
+            let kind = self.skip_type()?;
+            params.push(Param { name: self.ident()?, kind });
         }
         let body = self.block()?;
         Ok(Proc { line, params, body })
@@ -562,7 +710,7 @@ impl Parser {
             return Ok(());
         }
         if self.is_type() {
-            self.skip_type();
+            self.skip_type()?;
             loop {
                 while self.eat("*") {}
                 let name = self.ident()?;
@@ -652,7 +800,12 @@ impl Parser {
         }
         if self.eat("(") {
             if self.is_type() {
-                return err(line, "unsupported construct: a cast");
+                // A cast: values are integers and addresses alike, so it changes nothing.
+                if self.skip_type()? != Kind::Loc {
+                    return err(line, "unsupported construct: a cast to a lock or srcu_struct");
+                }
+                self.expect(")")?;
+                return self.unary();
             }
             let e = self.expr()?;
             self.expect(")")?;
@@ -690,8 +843,33 @@ impl Parser {
         Ok(Clause { line, quantifier, prop })
     }
 
-    /// `\/` binds weaker than `/\`, `~` binds tightest.
+    /// `locations [0:r1; x; ...]`.
+    fn locations(&mut self) -> Result<Vec<Observed>, Error> {
+        self.expect("[")?;
+        let mut out = Vec::new();
+        while !self.eat("]") {
+            if self.eat(";") {
+                continue;
+            }
+            let line = self.line();
+            let thread = self.thread_prefix();
+            out.push(Observed { line, thread, name: self.ident()? });
+        }
+        Ok(out)
+    }
+
+    /// herd7's propositions: `=>` binds weakest (to the right), then `\/`, then `/\`; `~` and
+    /// `not` bind tightest.
     fn prop(&mut self) -> Result<Prop, Error> {
+        let lhs = self.disj()?;
+        if self.eat("=>") {
+            let rhs = self.prop()?;
+            return Ok(Prop::Or(Box::new(Prop::Not(Box::new(lhs))), Box::new(rhs)));
+        }
+        Ok(lhs)
+    }
+
+    fn disj(&mut self) -> Result<Prop, Error> {
         let mut lhs = self.conj()?;
         while self.eat("\\/") {
             lhs = Prop::Or(Box::new(lhs), Box::new(self.conj()?));
@@ -712,6 +890,10 @@ impl Parser {
         if self.eat("~") {
             return Ok(Prop::Not(Box::new(self.atom()?)));
         }
+        if self.peek() == Some(&Tok::Ident("not".into())) {
+            self.pos += 1;
+            return Ok(Prop::Not(Box::new(self.atom()?)));
+        }
         if self.eat("(") {
             let p = self.prop()?;
             self.expect(")")?;
@@ -722,12 +904,13 @@ impl Parser {
         if thread.is_none() && (name == "true" || name == "false") {
             return Ok(if name == "true" { Prop::True } else { Prop::False });
         }
-        if self.is("==") || self.is("!=") {
-            return err(line, "unsupported construct: '==' or '!=' in the final clause (write x=V, ~x=V)");
+        let ne = self.eat("!=");
+        if !ne && !self.eat("==") {
+            self.expect("=")?;
         }
-        self.expect("=")?;
         let value = self.value()?;
-        Ok(Prop::Eq { line, thread, name, value })
+        let eq = Prop::Eq { line, thread, name, value };
+        Ok(if ne { Prop::Not(Box::new(eq)) } else { eq })
     }
 }
 
@@ -743,7 +926,7 @@ mod tests {
     fn reads_store_buffering() {
         let t = parse(SB).unwrap();
         assert_eq!(t.name, "SB");
-        assert_eq!(t.result, Some(Prediction::SOMETIMES));
+        assert_eq!(t.result, Some(Expected::Outcome(Prediction::SOMETIMES)));
         assert_eq!(t.init.len(), 2);
         assert_eq!(t.procs.len(), 2);
         assert_eq!(t.procs[1].params[1].name, "y");
@@ -758,13 +941,55 @@ mod tests {
             parse(&text).unwrap_err(),
             Error { line: 13, message: "unsupported construct: a loop ('while')".into() }
         );
-        let text = SB.replace("exists", "locations [x;]\nexists");
-        assert_eq!(parse(&text).unwrap_err().message, "unsupported construct: a 'locations' clause");
+        let text = SB.replace("\tint r0;\n\tWRITE", "\tstruct page *p;\n\tWRITE");
+        assert_eq!(
+            parse(&text).unwrap_err(),
+            Error {
+                line: 11,
+                message: "unsupported construct: struct page (only struct srcu_struct; give fields as locations)"
+                    .into()
+            }
+        );
         assert_eq!(parse("X86 SB\n{}").unwrap_err().line, 1);
         let text = SB.replace("Sometimes", "Perhaps");
         assert_eq!(
             parse(&text).unwrap_err(),
-            Error { line: 3, message: "Result: 'Perhaps' is not one of Never, Sometimes, Always".into() }
+            Error {
+                line: 3,
+                message: "Result: 'Perhaps' is not one of Never, Sometimes, Always, DEADLOCK, Maybe, Flag".into()
+            }
         );
+    }
+
+    #[test]
+    fn reads_herd7_clauses_and_comments() {
+        let text = SB.replace(
+            "exists (0:r0=0 /\\ 1:r0=0)",
+            "locations [x; 1:r0] (* debug (* nested *) aid *)\nfilter (x == 1)\n\
+             exists not (0:r0!=0 \\/ 1:r0=1) => true (* bad *)",
+        );
+        let t = parse(&text).unwrap();
+        assert_eq!(
+            t.locations.iter().map(|o| (o.thread, o.name.as_str())).collect::<Vec<_>>(),
+            [(None, "x"), (Some(1), "r0")]
+        );
+        assert!(matches!(t.filter, Some(Prop::Eq { .. })));
+        assert!(matches!(t.clause.prop, Prop::Or(..)), "=> is an implication");
+        // Inside a body, `(*p)` is C.
+        let text = SB.replace("r0 = READ_ONCE(*y);", "r0 = (*y) + (int)(*y);");
+        assert!(parse(&text).is_ok());
+    }
+
+    #[test]
+    fn reads_result_lines_as_judgelitmus_does() {
+        for (line, want) in [
+            ("Never DATARACE", Expected::Outcome(Prediction::NEVER.racy())),
+            ("Sometimes (disabled)", Expected::Outcome(Prediction::SOMETIMES)),
+            ("DEADLOCK", Expected::Deadlock),
+            ("Maybe", Expected::Maybe),
+            ("Flag srcu-bad-nesting", Expected::Flag("srcu-bad-nesting".into())),
+        ] {
+            assert_eq!(parse(&SB.replace("Result: Sometimes", &format!("Result: {line}"))).unwrap().result, Some(want));
+        }
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! Every memory operation is one atomic step on one shared memory; an execution interleaves
 //! the processes' steps in program order. `spin_lock` cannot step while another process holds
-//! the lock. `synchronize_rcu` is two steps: the grace period starts (it notes which processes
+//! the lock; an interleaving where no process can step before all have finished (a lock never
+//! released) is dropped, as herd7 drops such executions. Each `srcu_struct` is an RCU domain of
+//! its own. `synchronize_rcu` is two steps: the grace period starts (it notes which processes
 //! are inside a read-side section, and which section), and it ends only once each of those has
 //! left that section; a section that begins after the start is not waited for. The search is
 //! depth-first over states (a state is everything the future depends on, the race-check
@@ -46,6 +48,7 @@ struct Last {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct GracePeriod {
+    domain: usize,
     /// The (process, section number) pairs inside a section when it started, not yet left.
     waiting: Vec<(usize, u32)>,
     /// The clocks of the sections it waited for, at their ends.
@@ -59,10 +62,11 @@ struct Proc {
     /// The clock at the last Release fence, and the clocks read since the last Acquire fence.
     fence_release: Clock,
     pending_acquire: Clock,
-    rcu_depth: u32,
-    rcu_section: u32,
-    /// The clock at the end of the last outermost section.
-    rcu_unlocked: Clock,
+    /// Per RCU domain: the nesting depth, the number of the current or last section, and the
+    /// clock at the end of the last outermost section.
+    rcu_depth: Vec<u32>,
+    rcu_section: Vec<u32>,
+    rcu_unlocked: Vec<Clock>,
     grace_period: Option<GracePeriod>,
 }
 
@@ -75,8 +79,8 @@ struct State {
     last: Vec<Vec<Last>>,
     holder: Vec<Option<usize>>,
     lock_released: Vec<Clock>,
-    /// The clocks of every grace period's start.
-    grace_starts: Clock,
+    /// Per RCU domain, the clocks of every grace period's start.
+    grace_starts: Vec<Clock>,
 }
 
 /// What the enumeration found.
@@ -95,11 +99,12 @@ struct Search<'a> {
 }
 
 /// Every final state of every sequentially consistent interleaving, and whether one has a data
-/// race; an error when an execution goes wrong (a pointer that is no location, a lock misuse,
-/// a deadlock).
+/// race; an error when an execution goes wrong (a pointer that is no location, a lock misuse).
+/// An interleaving that stops short of the end (a lock never released) is dropped.
 pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
     let n = prog.threads.len();
     let zero = vec![0; n];
+    let domains = prog.domains.len();
     let mut start = State {
         procs: prog
             .threads
@@ -109,9 +114,9 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
                 clock: zero.clone(),
                 fence_release: zero.clone(),
                 pending_acquire: zero.clone(),
-                rcu_depth: 0,
-                rcu_section: 0,
-                rcu_unlocked: zero.clone(),
+                rcu_depth: vec![0; domains],
+                rcu_section: vec![0; domains],
+                rcu_unlocked: vec![zero.clone(); domains],
                 grace_period: None,
             })
             .collect(),
@@ -120,7 +125,7 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
         last: vec![vec![Last::default(); n]; prog.locs.len()],
         holder: vec![None; prog.locks.len()],
         lock_released: vec![zero.clone(); prog.locks.len()],
-        grace_starts: zero,
+        grace_starts: vec![zero; domains],
     };
     for (t, p) in start.procs.iter_mut().enumerate() {
         advance(&prog.threads[t].code, &mut p.local);
@@ -131,12 +136,10 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
     let mut stack = vec![start];
     while let Some(state) = stack.pop() {
         let mut finished = true;
-        let mut stepped = false;
         for t in 0..n {
             let Some(next_op) = next(prog, &state, t) else { continue };
             finished = false;
             if let Some(next) = search.step(&state, t, next_op)? {
-                stepped = true;
                 if !seen.contains(&next) {
                     seen.insert(next.clone());
                     stack.push(next);
@@ -146,14 +149,8 @@ pub fn enumerate(prog: &Program) -> Result<Enumerated, String> {
         if finished {
             let regs = state.procs.iter().map(|p| p.local.regs.clone()).collect();
             finals.insert(Final { regs, mem: state.mem.clone() });
-        } else if !stepped {
-            let waiting: Vec<String> = (0..n)
-                .filter_map(|t| {
-                    next(prog, &state, t).map(|(_, _, primitive, line)| format!("P{t} at line {line} ({primitive})"))
-                })
-                .collect();
-            return Err(format!("deadlock: {}", waiting.join(", ")));
         }
+        // A state where no process can step before all have finished is dropped.
     }
     Ok(Enumerated { finals, states: seen.len() as u64, race: search.race })
 }
@@ -233,6 +230,7 @@ impl Search<'_> {
                     value = None;
                 }
             }
+            Op::SpinIsLocked(l) => value = Some(i64::from(s.holder[*l].is_some())),
             Op::SpinUnlock(l) => {
                 if s.holder[*l] != Some(t) {
                     return Err(format!(
@@ -243,22 +241,28 @@ impl Search<'_> {
                 s.holder[*l] = None;
                 s.lock_released[*l] = p.clock.clone();
             }
-            Op::RcuReadLock => {
-                if p.rcu_depth == 0 {
-                    p.rcu_section += 1;
-                    join(&mut p.clock, &s.grace_starts);
+            Op::RcuReadLock(d) => {
+                let d = *d;
+                if p.rcu_depth[d] == 0 {
+                    p.rcu_section[d] += 1;
+                    join(&mut p.clock, &s.grace_starts[d]);
                 }
-                p.rcu_depth += 1;
+                p.rcu_depth[d] += 1;
+                if d > 0 {
+                    value = Some(0);
+                }
             }
-            Op::RcuReadUnlock => {
-                if p.rcu_depth == 0 {
-                    return Err(format!("P{t} line {line}: rcu_read_unlock outside a read-side section"));
+            Op::RcuReadUnlock(d) => {
+                let d = *d;
+                if p.rcu_depth[d] == 0 {
+                    let domain = &self.prog.domains[d];
+                    return Err(format!("P{t} line {line}: {primitive} outside a read-side section of {domain}"));
                 }
-                p.rcu_depth -= 1;
-                if p.rcu_depth == 0 {
-                    p.rcu_unlocked = p.clock.clone();
-                    let (clock, section) = (p.clock.clone(), p.rcu_section);
-                    for gp in s.procs.iter_mut().filter_map(|q| q.grace_period.as_mut()) {
+                p.rcu_depth[d] -= 1;
+                if p.rcu_depth[d] == 0 {
+                    p.rcu_unlocked[d] = p.clock.clone();
+                    let (clock, section) = (p.clock.clone(), p.rcu_section[d]);
+                    for gp in s.procs.iter_mut().filter_map(|q| q.grace_period.as_mut()).filter(|gp| gp.domain == d) {
                         if let Some(i) = gp.waiting.iter().position(|w| *w == (t, section)) {
                             gp.waiting.remove(i);
                             join(&mut gp.ends, &clock);
@@ -266,24 +270,26 @@ impl Search<'_> {
                     }
                 }
             }
-            Op::SynchronizeRcu => match p.grace_period.as_ref().map(|gp| gp.waiting.is_empty()) {
+            Op::SynchronizeRcu(d) => match p.grace_period.as_ref().map(|gp| gp.waiting.is_empty()) {
                 None => {
-                    if p.rcu_depth > 0 {
-                        return Err(format!("P{t} line {line}: synchronize_rcu inside a read-side section"));
+                    let d = *d;
+                    if p.rcu_depth[d] > 0 {
+                        let domain = &self.prog.domains[d];
+                        return Err(format!("P{t} line {line}: {primitive} inside a read-side section of {domain}"));
                     }
                     fence(p, Fence::Mb);
                     let mut ended = p.clock.clone();
                     let mut waiting = Vec::new();
                     for (u, q) in s.procs.iter().enumerate() {
-                        join(&mut ended, &q.rcu_unlocked);
-                        if q.rcu_depth > 0 {
-                            waiting.push((u, q.rcu_section));
+                        join(&mut ended, &q.rcu_unlocked[d]);
+                        if q.rcu_depth[d] > 0 {
+                            waiting.push((u, q.rcu_section[d]));
                         }
                     }
                     let p = &mut s.procs[t];
                     p.clock = ended;
-                    join(&mut s.grace_starts, &p.clock);
-                    p.grace_period = Some(GracePeriod { waiting, ends: vec![0; self.prog.threads.len()] });
+                    join(&mut s.grace_starts[d], &p.clock);
+                    p.grace_period = Some(GracePeriod { domain: d, waiting, ends: vec![0; self.prog.threads.len()] });
                     done = false;
                 }
                 Some(true) => {
