@@ -192,53 +192,90 @@ fn unsupported_constructs_are_errors_naming_construct_and_line() {
     );
 }
 
-/// The conformance tests (classic LKMM shapes) are all in the supported dialect.
+/// The conformance tables of models/litmus/README.md: the marker around each, its directory,
+/// and the label of its counts line.
+fn tables() -> [(&'static str, std::path::PathBuf, &'static str); 2] {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    [
+        ("conformance", litmus_dir().join("conformance"), "Our shapes"),
+        ("kernel-tests", root.join("third_party/lkmm-litmus-tests-6.12"), "The kernel's tests"),
+    ]
+}
+
+/// The `.litmus` files of `dir`, as `ls` lists them, without the extension.
+fn litmus_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter_map(|n| n.strip_suffix(".litmus").map(str::to_string))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every test of both tables parses, lowers and runs to a verdict (none is an error).
 #[test]
-fn conformance_tests_parse() {
-    let dir = litmus_dir().join("conformance");
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
-    for e in entries {
-        let path = e.unwrap().path();
-        if path.extension().is_some_and(|x| x == "litmus") {
+fn every_reference_test_runs() {
+    for (_, dir, _) in tables() {
+        for name in litmus_files(&dir) {
+            let path = dir.join(format!("{name}.litmus"));
             let text = std::fs::read_to_string(&path).unwrap();
             let test = run::parse::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            run::lower::lower(&test).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let prog = run::lower::lower(&test).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            run::sc::enumerate(&prog).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
     }
 }
 
-/// One row of the conformance table in models/litmus/README.md.
-#[derive(Clone)]
+/// One row of a conformance table in models/litmus/README.md.
+#[derive(Clone, PartialEq, Eq, Debug)]
 struct Row {
     name: String,
     lkmm: String,
+    herd7: String,
     loom: String,
     sc: String,
     class: String,
+    reason: String,
     /// The row's loom run is checked only with `WBCHECK_LITMUS_SLOW=1`.
     slow: bool,
 }
 
-/// `Outcome POS NEG` of a cell, the rest (a note) dropped.
-fn observed(cell: &str) -> String {
-    cell.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+const SLOW_NOTE: &str = " (`WBCHECK_LITMUS_SLOW=1`)";
+
+impl Row {
+    fn render(&self) -> String {
+        let slow = if self.slow { SLOW_NOTE } else { "" };
+        format!(
+            "| `{}` | {} | {} | {}{slow} | {} | {} | {} |",
+            self.name, self.lkmm, self.herd7, self.loom, self.sc, self.class, self.reason
+        )
+    }
 }
 
-fn conformance_rows(readme: &str) -> Vec<Row> {
-    let (_, rest) = readme.split_once("<!-- conformance:begin -->").expect("the conformance table's begin marker");
-    let (table, _) = rest.split_once("<!-- conformance:end -->").expect("the conformance table's end marker");
+/// `Outcome POS NEG` of an observation, with `race` when a data race is flagged.
+fn cell(o: &wb_models::litmus::judge::Observation) -> String {
+    let race = if o.data_race { " race" } else { "" };
+    format!("{} {} {}{race}", o.outcome.name(), o.positive, o.negative)
+}
+
+fn table_rows(readme: &str, marker: &str) -> Vec<Row> {
+    let (_, rest) = readme.split_once(&format!("<!-- {marker}:begin -->")).expect("the table's begin marker");
+    let (table, _) = rest.split_once(&format!("<!-- {marker}:end -->")).expect("the table's end marker");
     let lines = table.lines().filter(|l| l.starts_with('|')).skip(2); // header, separator
     lines
         .map(|line| {
             let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
-            assert_eq!(cells.len(), 6, "{line}: shape | LKMM | loom | SC | class | reason");
+            assert_eq!(cells.len(), 7, "{line}: shape | LKMM | herd7 | loom | SC | class | reason");
             Row {
                 name: cells[0].trim_matches('`').to_string(),
                 lkmm: cells[1].to_string(),
-                loom: observed(cells[2]),
-                sc: observed(cells[3]),
-                class: cells[4].to_string(),
-                slow: cells[2].contains("WBCHECK_LITMUS_SLOW"),
+                herd7: cells[2].to_string(),
+                loom: cells[3].replace(SLOW_NOTE, ""),
+                sc: cells[4].to_string(),
+                class: cells[5].to_string(),
+                reason: cells[6].to_string(),
+                slow: cells[3].contains(SLOW_NOTE),
             }
         })
         .collect()
@@ -265,75 +302,144 @@ fn classify(lkmm: Outcome, outcome: Outcome, positive: u64, negative: u64) -> &'
 fn sc_observation(text: &str) -> String {
     let test = run::parse::parse(text).unwrap();
     let prog = run::lower::lower(&test).unwrap();
-    let o = run::checked(&prog, &run::sc::enumerate(&prog).unwrap().finals, 0, false).observation;
-    format!("{} {} {}", o.outcome.name(), o.positive, o.negative)
+    let e = run::sc::enumerate(&prog).unwrap();
+    cell(&run::checked(&prog, &e.finals, 0, e.race.is_some()).observation)
 }
 
-/// models/litmus/README.md's conformance table is the runner's output: one row per file of
-/// `conformance/`, its LKMM column the file's `Result:` line, its loom and SC columns the
-/// observations (`Outcome POS NEG`), its class computed from LKMM and loom, and the counts in
-/// that README and the top-level one. The row marked `WBCHECK_LITMUS_SLOW` (minutes of loom
-/// executions, the grace-period model's polling) has its loom run checked only with
-/// `WBCHECK_LITMUS_SLOW=1`. Not in the cfg(loom) build: it would run the same loom twice in CI.
+/// herd7's cell: the observation under every LKMM copy when they agree, else `NAME: obs` each.
+fn herd7_cell(observed: &[(String, Result<wb_models::litmus::judge::Observation, String>)]) -> String {
+    let cells: Vec<(String, String)> = observed
+        .iter()
+        .map(|(m, o)| (m.clone(), o.as_ref().map(cell).unwrap_or_else(|e| format!("none ({e})"))))
+        .collect();
+    if cells.windows(2).all(|w| w[0].1 == w[1].1) {
+        cells.first().map(|c| c.1.clone()).unwrap_or_default()
+    } else {
+        cells.iter().map(|(m, c)| format!("{m}: {c}")).collect::<Vec<_>>().join("; ")
+    }
+}
+
+/// models/litmus/README.md's two conformance tables are the runner's output: one row per file of
+/// `conformance/` (our shapes) and of `third_party/lkmm-litmus-tests-6.12/` (the kernel's), its
+/// LKMM column the file's `Result:` line, its herd7 column herd7's observation under LKMM (6.12
+/// and current; measured again where herd7 is installed, see `wb_models::litmus::herd7`, and
+/// always required to agree with the `Result:` line as the kernel's judgelitmus.sh judges), its
+/// loom and SC columns the observations (`Outcome POS NEG`, `race` when flagged), its class
+/// computed from LKMM and loom, and the counts in that README and the top-level one. The row
+/// marked `WBCHECK_LITMUS_SLOW` (minutes of loom executions, the grace-period model's polling)
+/// has its loom run checked only with `WBCHECK_LITMUS_SLOW=1`. `WBCHECK_BLESS=1` rewrites the
+/// tables (herd7's column only where herd7 is installed; the reasons are kept). Not in the
+/// cfg(loom) build: it would run the same loom twice in CI.
 #[cfg(not(loom))]
 #[test]
-fn conformance_table_is_the_runners_output() {
+fn conformance_tables_are_the_runners_output() {
+    use wb_models::litmus::herd7::Herd7;
+    use wb_models::litmus::judge::{judge_expected, parse as parse_herd7, Verdict};
     let slow = std::env::var_os("WBCHECK_LITMUS_SLOW").is_some_and(|v| v == "1");
-    let readme = std::fs::read_to_string(litmus_dir().join("README.md")).unwrap();
-    let rows = conformance_rows(&readme);
-    let dir = litmus_dir().join("conformance");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".litmus"))
-        .collect();
-    files.sort(); // as `ls` lists them
-    let files: Vec<&str> = files.iter().map(|n| n.trim_end_matches(".litmus")).collect();
-    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, files, "one row per conformance test, in the order `ls` lists the files");
+    let bless = std::env::var_os("WBCHECK_BLESS").is_some_and(|v| v == "1");
+    let herd7 = Herd7::from_env().unwrap();
+    let readme_path = litmus_dir().join("README.md");
+    let mut readme = std::fs::read_to_string(&readme_path).unwrap();
+    let top_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let top = std::fs::read_to_string(&top_path).unwrap();
     let mut wrong = Vec::new();
-    let mut counts = [0usize; 3];
-    for row in &rows {
-        let text = std::fs::read_to_string(dir.join(format!("{}.litmus", row.name))).unwrap();
-        let lkmm = match run::parse::parse(&text).unwrap().result {
-            Some(Expected::Outcome(p)) => p,
-            other => panic!("{}: Result line {other:?}, not an outcome", row.name),
-        };
-        let mut seen = Row { lkmm: lkmm.to_string(), ..row.clone() };
-        if row.slow && !slow {
-            seen.sc = sc_observation(&text);
-        } else {
-            let r = run_text(&text);
-            let (l, s) = (&r.loom.observation, &r.sc.observation);
-            assert!(!l.data_race, "{}: a conformance test has no plain accesses", row.name);
-            seen.loom = format!("{} {} {}", l.outcome.name(), l.positive, l.negative);
-            seen.sc = format!("{} {} {}", s.outcome.name(), s.positive, s.negative);
+    for (marker, dir, label) in tables() {
+        let rows = table_rows(&readme, marker);
+        let files = litmus_files(&dir);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        if !bless {
+            assert_eq!(names, files, "{marker}: one row per test, in the order `ls` lists the files");
         }
-        let loom: Vec<&str> = seen.loom.split(' ').collect();
-        let parsed = Outcome::from_name(loom[0]).zip(loom.get(1).and_then(|p| p.parse().ok()));
-        let ((outcome, positive), negative) =
-            parsed.zip(loom.get(2).and_then(|n| n.parse().ok())).unwrap_or_else(|| panic!("{}: loom cell", row.name));
-        seen.class = classify(lkmm.outcome, outcome, positive, negative).to_string();
-        match seen.class.as_str() {
-            "agree" => counts[0] += 1,
-            "loom weaker" => counts[1] += 1,
-            "loom stronger" => counts[2] += 1,
-            _ => {}
-        }
-        for (column, table, measured) in [
-            ("LKMM", &row.lkmm, &seen.lkmm),
-            ("loom", &row.loom, &seen.loom),
-            ("SC", &row.sc, &seen.sc),
-            ("class", &row.class, &seen.class),
-        ] {
-            if table != measured {
-                wrong.push(format!("{}: {column} is `{measured}`, the table says `{table}`", row.name));
+        let mut counts = [0usize; 3];
+        let mut measured_rows = Vec::new();
+        for name in &files {
+            let row = rows.iter().find(|r| &r.name == name).cloned().unwrap_or(Row {
+                name: name.clone(),
+                lkmm: String::new(),
+                herd7: String::new(),
+                loom: String::new(),
+                sc: String::new(),
+                class: String::new(),
+                reason: String::new(),
+                slow: false,
+            });
+            let path = dir.join(format!("{name}.litmus"));
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lkmm = match run::parse::parse(&text).unwrap().result {
+                Some(Expected::Outcome(p)) => p,
+                other => panic!("{name}: Result line {other:?}, not an outcome"),
+            };
+            let mut seen = Row { lkmm: lkmm.to_string(), ..row.clone() };
+            if row.slow && !slow {
+                seen.sc = sc_observation(&text);
+            } else {
+                let r = run_text(&text);
+                seen.loom = cell(&r.loom.observation);
+                seen.sc = cell(&r.sc.observation);
             }
+            if let Some(h) = &herd7 {
+                let observed: Vec<_> = h.models.iter().map(|(m, d)| (m.clone(), h.observe(d, &path))).collect();
+                seen.herd7 = herd7_cell(&observed);
+            }
+            // The herd7 column, measured or recorded, agrees with the Result line.
+            for part in seen.herd7.split("; ") {
+                let obs = part.rsplit(": ").next().unwrap_or(part);
+                let words: Vec<&str> = obs.split_whitespace().collect();
+                let line = format!(
+                    "Test {name}\n{}Observation {name} {}\n",
+                    if words.get(3) == Some(&"race") { "Flag data-race\n" } else { "" },
+                    words.iter().take(3).copied().collect::<Vec<_>>().join(" ")
+                );
+                match parse_herd7(&line).ok().and_then(|o| o.into_iter().next()) {
+                    Some(o) => {
+                        let v = judge_expected(&Expected::Outcome(lkmm), &o, true);
+                        if !matches!(v, Some(Verdict::Agrees | Verdict::Forgiven)) {
+                            wrong.push(format!("{name}: herd7 `{obs}` disagrees with its Result line ({v:?})"));
+                        }
+                    }
+                    None => wrong.push(format!("{name}: herd7 cell `{}` is no observation", seen.herd7)),
+                }
+            }
+            let loom: Vec<&str> = seen.loom.split(' ').collect();
+            let parsed = Outcome::from_name(loom[0]).zip(loom.get(1).and_then(|p| p.parse().ok()));
+            let ((outcome, positive), negative) =
+                parsed.zip(loom.get(2).and_then(|n| n.parse().ok())).unwrap_or_else(|| panic!("{name}: loom cell"));
+            seen.class = classify(lkmm.outcome, outcome, positive, negative).to_string();
+            match seen.class.as_str() {
+                "agree" => counts[0] += 1,
+                "loom weaker" => counts[1] += 1,
+                "loom stronger" => counts[2] += 1,
+                _ => {}
+            }
+            if seen != row {
+                wrong.push(format!("{name}: the table says\n  {}\nmeasured:\n  {}", row.render(), seen.render()));
+            }
+            measured_rows.push(seen);
         }
+        let summary = format!("{} agree, {} loom weaker, {} loom stronger", counts[0], counts[1], counts[2]);
+        if bless {
+            let (head, rest) = readme.split_once(&format!("<!-- {marker}:begin -->")).unwrap();
+            let (_, tail) = rest.split_once(&format!("<!-- {marker}:end -->")).unwrap();
+            let mut table = String::from(
+                "\n| shape | LKMM | herd7 | loom | SC | class | reason |\n|---|---|---|---|---|---|---|\n",
+            );
+            for r in &measured_rows {
+                table.push_str(&r.render());
+                table.push('\n');
+            }
+            readme = format!("{head}<!-- {marker}:begin -->{table}<!-- {marker}:end -->{tail}");
+            println!("{label}: **{summary}**");
+            continue;
+        }
+        assert!(
+            readme.contains(&format!("{label}: **{summary}**")),
+            "models/litmus/README.md: the counts of {marker} are `{label}: **{summary}**`"
+        );
+        assert!(top.contains(&summary), "README.md: the counts of {marker} are {summary}");
     }
-    assert!(wrong.is_empty(), "models/litmus/README.md's conformance table differs:\n{}", wrong.join("\n"));
-    let summary = format!("{} agree, {} loom weaker, {} loom stronger", counts[0], counts[1], counts[2]);
-    assert!(readme.contains(&format!("**{summary}**")), "models/litmus/README.md: the counts are {summary}");
-    let top = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
-    assert!(top.contains(&summary), "README.md: the conformance counts are {summary}");
+    if bless {
+        std::fs::write(&readme_path, readme).unwrap();
+        return;
+    }
+    assert!(wrong.is_empty(), "models/litmus/README.md's conformance tables differ:\n{}", wrong.join("\n"));
 }
