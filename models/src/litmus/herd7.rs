@@ -29,23 +29,27 @@ fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
+/// The herd7 executable: `$HERD7`, else `herd7` on `PATH`; `None` when there is none, an error
+/// when `$HERD7` names no file.
+pub fn executable() -> Result<Option<PathBuf>, String> {
+    match std::env::var_os("HERD7") {
+        Some(p) if !p.is_empty() => {
+            let p = PathBuf::from(p);
+            if p.is_file() {
+                Ok(Some(p))
+            } else {
+                Err(format!("HERD7={} is not a file", p.display()))
+            }
+        }
+        _ => Ok(on_path("herd7")),
+    }
+}
+
 impl Herd7 {
     /// herd7 as the environment gives it: `None` when there is no herd7 or no LKMM directory;
     /// an error when a variable names something that is not there.
     pub fn from_env() -> Result<Option<Herd7>, String> {
-        let exe = match std::env::var_os("HERD7") {
-            Some(p) if !p.is_empty() => {
-                let p = PathBuf::from(p);
-                if !p.is_file() {
-                    return Err(format!("HERD7={} is not a file", p.display()));
-                }
-                p
-            }
-            _ => match on_path("herd7") {
-                Some(p) => p,
-                None => return Ok(None),
-            },
-        };
+        let Some(exe) = executable()? else { return Ok(None) };
         let Some(dirs) = std::env::var_os("WBCHECK_LKMM_DIR").filter(|d| !d.is_empty()) else { return Ok(None) };
         let models = std::env::split_paths(&dirs).map(Herd7::model).collect::<Result<Vec<_>, _>>()?;
         Ok(Some(Herd7 { exe, models }))
@@ -75,6 +79,35 @@ impl Herd7 {
 
 /// Runs herd7 with `args` in `dir` under the time limit and returns its one observation.
 pub fn run(exe: &Path, dir: &Path, args: &[std::ffi::OsString]) -> Result<Observation, String> {
+    let (stdout, stderr) = output(exe, dir, args)?;
+    match parse(&stdout)?.into_iter().next() {
+        Some(o) => Ok(o),
+        None => {
+            let why = stderr.lines().chain(stdout.lines()).find(|s| !s.trim().is_empty()).unwrap_or("no output");
+            Err(format!("herd7 printed no observation ({})", why.trim()))
+        }
+    }
+}
+
+/// The final states herd7 lists (the lines after `States N`), as it prints them.
+pub fn states(stdout: &str) -> Vec<String> {
+    let mut lines = stdout.lines().skip_while(|l| !l.starts_with("States "));
+    let n = lines.next().and_then(|l| l.trim_start_matches("States ").trim().parse().ok()).unwrap_or(0);
+    lines.take(n).map(|l| l.trim().to_string()).collect()
+}
+
+/// herd7's standard output and error for `args` run in `dir`, under the time limit.
+pub fn output(exe: &Path, dir: &Path, args: &[std::ffi::OsString]) -> Result<(String, String), String> {
+    output_within(exe, dir, args, time_limit())
+}
+
+/// [`output`] under the time limit `limit`.
+pub fn output_within(
+    exe: &Path,
+    dir: &Path,
+    args: &[std::ffi::OsString],
+    limit: Duration,
+) -> Result<(String, String), String> {
     let mut child = Command::new(exe)
         .current_dir(dir)
         .args(args)
@@ -94,7 +127,7 @@ pub fn run(exe: &Path, dir: &Path, args: &[std::ffi::OsString]) -> Result<Observ
     };
     let stdout = read(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let stderr = read(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
-    let (limit, start) = (time_limit(), Instant::now());
+    let start = Instant::now();
     while child.try_wait().map_err(|e| e.to_string())?.is_none() {
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -105,11 +138,5 @@ pub fn run(exe: &Path, dir: &Path, args: &[std::ffi::OsString]) -> Result<Observ
     }
     let stdout = stdout.join().unwrap_or_default();
     let stderr = stderr.join().unwrap_or_default();
-    match parse(&stdout)?.into_iter().next() {
-        Some(o) => Ok(o),
-        None => {
-            let why = stderr.lines().chain(stdout.lines()).find(|s| !s.trim().is_empty()).unwrap_or("no output");
-            Err(format!("herd7 printed no observation ({})", why.trim()))
-        }
-    }
+    Ok((stdout, stderr))
 }

@@ -78,28 +78,58 @@ pub(crate) fn loom_reports<R: Revision>(rev: R, property: &str) -> bool {
     rev.row().expected[0].violated.contains(&property)
 }
 
-/// herd7 7.58's verdicts on the exports it has been run on (LKMM from Debian linux-source-6.12's
-/// tools/memory-model and from herdtools7's 2026 copy gave the same): outcome, positive and
-/// negative witnesses. Every other export's Result line is a prediction.
-pub const MEASURED: &[(&str, Outcome, u64, u64)] = &[
-    ("dontcache-kick+v7", Outcome::Never, 0, 3),
-    ("dontcache-kick+v7-posted", Outcome::Never, 0, 3),
-    ("dontcache-kick+v7-no-mb", Outcome::Never, 0, 3),
-    ("dontcache-kick+v7-posted-no-mb", Outcome::Sometimes, 1, 3),
-    ("dontcache-kick+v5-late-clear", Outcome::Sometimes, 1, 3),
-    ("dontcache-kick+v5-approx-read", Outcome::Sometimes, 1, 1),
-    ("dontcache-kick+v7-fix-kick-hold+first-dirty", Outcome::Never, 0, 4),
-];
+/// herd7 7.58's answers on every export, as committed in `models/litmus/herd7-answers.txt`: one
+/// line per export and LKMM copy, `NAME MODEL OUTCOME POS NEG [race]` (POS and NEG count
+/// executions, as herd7's `Observation` line does). `models/tests/litmus.rs` keeps the file equal
+/// to herd7's output where herd7 is installed, and every export's `Result:` line in agreement
+/// with it everywhere.
+pub const HERD7_ANSWERS: &str = include_str!("../../litmus/herd7-answers.txt");
+
+/// The LKMM copies the answers were measured with: Linux 6.12's and the current one.
+pub const HERD7_MODELS: [&str; 2] = ["lkmm-6.12", "lkmm-head"];
+
+/// The recorded answers: (export, model, observation).
+pub fn herd7_answers() -> Result<Vec<(String, String, judge::Observation)>, String> {
+    let mut out = Vec::new();
+    for (n, line) in HERD7_ANSWERS.lines().enumerate().filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty()) {
+        let bad = || format!("herd7-answers.txt line {}: {line:?}", n + 1);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [name, model, outcome, pos, neg, rest @ ..] = words.as_slice() else { return Err(bad()) };
+        let observation = judge::Observation {
+            name: name.to_string(),
+            outcome: Outcome::from_name(outcome).ok_or_else(bad)?,
+            positive: pos.parse().map_err(|_| bad())?,
+            negative: neg.parse().map_err(|_| bad())?,
+            data_race: match rest {
+                [] => false,
+                ["race"] => true,
+                _ => return Err(bad()),
+            },
+            flags: Vec::new(),
+        };
+        out.push((name.to_string(), model.to_string(), observation));
+    }
+    Ok(out)
+}
 
 /// The table of the READMEs: every export with its shape, prediction, what the prediction
-/// rests on, and herd7's measured verdict where there is one.
+/// rests on, and herd7's recorded answer.
 pub fn readme_table() -> String {
-    let mut out = String::from("| file | shape | Result | rests on | herd7 7.58 |\n|---|---|---|---|---|\n");
+    let answers = herd7_answers().unwrap_or_default();
+    let mut out =
+        String::from("| file | shape | Result | rests on | herd7 7.58 (LKMM 6.12, current) |\n|---|---|---|---|---|\n");
     for l in exports() {
-        let herd = match MEASURED.iter().find(|m| m.0 == l.name()) {
-            Some((_, outcome, pos, neg)) => format!("{} {pos}/{neg} (measured)", outcome.name()),
-            None => "not run: prediction".into(),
-        };
+        let cells: Vec<String> = HERD7_MODELS
+            .iter()
+            .map(|m| match answers.iter().find(|(n, model, _)| *n == l.name() && model == m) {
+                Some((_, _, o)) => {
+                    let race = if o.data_race { " race" } else { "" };
+                    format!("{} {}/{}{race}", o.outcome.name(), o.positive, o.negative)
+                }
+                None => "not run".into(),
+            })
+            .collect();
+        let herd = if cells.windows(2).all(|w| w[0] == w[1]) { cells[0].clone() } else { cells.join("; ") };
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {herd} |\n",
             l.file_name(),
