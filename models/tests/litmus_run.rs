@@ -443,3 +443,92 @@ fn conformance_tables_are_the_runners_output() {
     }
     assert!(wrong.is_empty(), "models/litmus/README.md's conformance tables differ:\n{}", wrong.join("\n"));
 }
+
+/// The rest of the kernel's primitives compute the kernel's values (one process, one state).
+#[test]
+fn more_primitives_compute_their_values() {
+    let text = "C values2
+{ a=ATOMIC_INIT(6); b=1; }
+P0(atomic_t *a, int *b, spinlock_t *l, struct srcu_struct *s)
+{
+	int r0; int r1; int r2; int r3; int r4; int r5; int r6; int r7; int r8; int r9;
+	atomic_and(3, a);
+	atomic_or(8, a);
+	atomic_xor(1, a);
+	atomic_andnot(2, a);
+	r0 = atomic_fetch_or(4, a);
+	r1 = atomic_fetch_and_relaxed(7, a);
+	r2 = atomic_fetch_xor(1, a);
+	r3 = atomic_fetch_andnot_acquire(4, a);
+	r4 = atomic_add_negative(-1, a);
+	r5 = atomic_add_unless(a, 5, -1);
+	r6 = atomic_add_unless(a, 2, 0);
+	smp_store_mb(*b, 7);
+	spin_lock(l); r7 = spin_is_locked(l); spin_unlock(l); r8 = spin_is_locked(l);
+	r9 = srcu_read_lock(s); barrier(); srcu_read_unlock(s, r9); synchronize_srcu_expedited(s);
+}
+locations [0:r9]
+forall (0:r0=9 /\\ 0:r1=13 /\\ 0:r2=5 /\\ 0:r3=4 /\\ 0:r4=1 /\\ 0:r5=0 /\\ 0:r6=1 /\\ a=1 /\\ b==7 /\\ 0:r7!=0 /\\ 0:r8=0)
+";
+    let r = run_text(text);
+    for o in [&r.loom.observation, &r.sc.observation] {
+        assert_eq!((o.outcome, o.positive, o.negative), (Outcome::Always, 1, 0), "{r}");
+    }
+}
+
+/// A grace period of one srcu_struct waits for that domain's readers only.
+#[test]
+fn srcu_grace_periods_wait_for_their_own_readers() {
+    let text = "C srcu-MP
+(* Result: Never *)
+{}
+P0(int *x, int *y, struct srcu_struct *s1)
+{ int r0; int r1; int i; i = srcu_read_lock(s1); r0 = READ_ONCE(*x); r1 = READ_ONCE(*y); srcu_read_unlock(s1, i); }
+P1(int *x, int *y, struct srcu_struct *s1, struct srcu_struct *s2)
+{ WRITE_ONCE(*y, 1); synchronize_srcu(s1); WRITE_ONCE(*x, 1); }
+exists (0:r0=1 /\\ 0:r1=0)
+";
+    let r = run_text(text);
+    assert_eq!(r.loom.observation.outcome, Outcome::Never, "{r}");
+    assert!(!r.disagrees());
+    let other = run_text(&text.replace("synchronize_srcu(s1)", "synchronize_srcu(s2)").replace("Never", "Sometimes"));
+    assert_eq!(other.loom.observation.outcome, Outcome::Sometimes, "{other}");
+    assert_eq!(other.sc.observation.outcome, Outcome::Never, "under SC the writes are seen in order anyway");
+}
+
+/// As in herd7, an execution where a process waits for a lock that is never released is no
+/// execution: the others count, and a test with none left is `DEADLOCK` (`Never 0 0`).
+#[test]
+fn locks_never_released_drop_the_execution() {
+    let text = "C held
+(* Result: Never *)
+{}
+P0(int *x, spinlock_t *s) { spin_lock(s); WRITE_ONCE(*x, 1); }
+P1(int *x, spinlock_t *s) { int r1; spin_lock(s); r1 = READ_ONCE(*x); spin_unlock(s); }
+exists (1:r1=1)
+";
+    let r = run_text(text);
+    for o in [&r.loom.observation, &r.sc.observation] {
+        assert_eq!((o.outcome, o.positive, o.negative), (Outcome::Never, 0, 1), "{r}");
+    }
+    let both = text.replace("spin_unlock(s); }", "}").replace("Result: Never", "Result: DEADLOCK");
+    let r = run_text(&both);
+    for o in [&r.loom.observation, &r.sc.observation] {
+        assert_eq!((o.positive, o.negative), (0, 0), "{r}");
+    }
+    assert!(!r.disagrees(), "{r}");
+    assert!(run_text(&both.replace("DEADLOCK", "Never")).disagrees(), "a deadlock is no Never");
+}
+
+/// `filter` keeps only the final states it holds in; `locations` adds observed variables.
+#[test]
+fn filter_and_locations_shape_the_states() {
+    let sb = SB.replace("(* Result: Sometimes *)\n", "");
+    let all = run_text(&sb);
+    let filtered = run_text(&sb.replace("exists", "filter (0:r0=0)\nexists"));
+    assert_eq!((all.loom.states.len(), filtered.loom.states.len()), (4, 2));
+    assert_eq!(filtered.loom.observation.outcome, Outcome::Sometimes);
+    let located = run_text(&sb.replace("exists", "locations [x; y]\nexists"));
+    assert_eq!(located.loom.states[0].0.len(), 4, "two registers, two locations");
+    assert_eq!((located.loom.observation.positive, located.loom.observation.negative), (1, 3));
+}

@@ -18,7 +18,7 @@
 //! | `smp_store_mb` | Relaxed store, `fence(SeqCst)` |
 //! | `atomic_and`, `_or`, `_andnot` / `atomic_fetch_*` of them | Relaxed / kernel-suffixed `fetch_and`, `fetch_or` |
 //! | `atomic_xor`, `atomic_fetch_xor*`, `atomic_add_unless` | a compare-exchange loop with the RMW's ordering (`atomic_add_unless`: fully ordered when it adds, a Relaxed read when it does not) |
-//! | `spin_lock`, `spin_unlock`, `spin_trylock` | [`Platform::Mutex`] try_lock (retried), unlock, try_lock |
+//! | `spin_lock`, `spin_unlock`, `spin_trylock` | [`Platform::Mutex`] lock, unlock, try_lock (a SeqCst word where a lock may never be released, below) |
 //! | `spin_is_locked` | a Relaxed load of a word beside the lock that `spin_lock` sets and `spin_unlock` clears (Relaxed stores): LKMM's read of the lock, with no ordering |
 //! | `rcu_read_lock`, `rcu_read_unlock`, `synchronize_rcu[_expedited]` | wb-core's grace-period model, [`Rcu`] |
 //! | `srcu_read_lock`/`srcu_down_read`, `srcu_read_unlock`/`srcu_up_read`, `synchronize_srcu[_expedited]` | the same model, one [`Rcu`] per `srcu_struct` |
@@ -27,8 +27,11 @@
 //! **Locks never taken.** As in herd7, an execution in which a process waits for a lock that
 //! can never be released (its holder has finished holding it, or the waits form a cycle) is not
 //! an execution: it is dropped, and a test whose every execution is dropped observes no state
-//! (`Never 0 0`, the kernel scripts' `DEADLOCK`). A process therefore takes a lock by retrying
-//! `try_lock` with a yield, checking each time whether the lock can still be released.
+//! (`Never 0 0`, the kernel scripts' `DEADLOCK`). loom's mutex cannot express that (a thread
+//! blocked on it forever ends the whole search), so in a test where a process may end holding a
+//! lock or nest two, every lock is a word taken by a SeqCst compare-exchange (loom's mutex is
+//! SeqCst too) and released by a SeqCst store, the taker retrying with a yield and checking each
+//! time whether the lock can still be released; every other test uses the mutex.
 //!
 //! A failing `cmpxchg` reads with Relaxed ordering and skips the trailing fence; the leading
 //! `fence(SeqCst)` has run by then (LKMM gives a failing cmpxchg no ordering at all, so here it
@@ -38,7 +41,7 @@
 //! Acquire orders those and also the later accesses that do not depend on the pointer, which
 //! LKMM does not (stronger, as compilers' `memory_order_consume` is).
 
-use super::ir::{advance, Access, Fence, Final, Local, Op, Program, Rmw, RmwOrder};
+use super::ir::{advance, Access, Fence, Final, Instr, Local, Op, Program, Rmw, RmwOrder};
 use crate::panic::Capture;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering as StdOrdering};
@@ -62,8 +65,11 @@ pub struct Reached {
 struct Shared<P: Platform> {
     locs: Vec<P::AtomicUsize>,
     locks: Vec<P::Mutex<()>>,
-    /// Per lock, 1 while it is held: what `spin_is_locked` reads.
+    /// Per lock, 1 while it is held: what `spin_is_locked` reads; the lock itself when `spin`.
     lock_words: Vec<P::AtomicUsize>,
+    /// Whether a lock may never be released ([`may_hold_forever`]): then locks are taken by a
+    /// SeqCst compare-exchange on their word, retried with a yield, and not by the mutex.
+    spin: bool,
     /// RCU, then one domain per `srcu_struct`.
     rcu: Vec<Rcu<P>>,
     trace: Arc<Trace>,
@@ -157,6 +163,38 @@ fn store_order(access: Access) -> Ordering {
     }
 }
 
+/// The spinning lock: takes lock `l` for process `t` with one SeqCst compare-exchange of its word
+/// (as loom's mutex, whose lock and unlock are SeqCst: `seq_cst` in `third_party/loom`).
+fn try_take<P: Platform>(shared: &Shared<P>, l: usize, t: usize) -> bool {
+    let taken = shared.lock_words[l].compare_exchange(0, 1, Ordering::SeqCst, Ordering::Relaxed).is_ok();
+    if taken {
+        let mut w = shared.waits.lock().unwrap();
+        (w.holder[l], w.waiting[t]) = (Some(t), None);
+    }
+    taken
+}
+
+/// Whether a process of `prog` may end holding a lock or take a lock while holding another:
+/// then a lock may never be released, and locks spin (see the module documentation). Counted
+/// over each process's code in order, branches ignored: an overestimate, which only chooses the
+/// spinning lock where the mutex would have done.
+fn may_hold_forever(prog: &Program) -> bool {
+    prog.threads.iter().any(|th| {
+        let mut held = 0i64;
+        for i in &th.code {
+            if let Instr::Op { op, .. } = i {
+                match op {
+                    Op::SpinLock(_) | Op::SpinTrylock(_) if held > 0 => return true,
+                    Op::SpinLock(_) | Op::SpinTrylock(_) => held += 1,
+                    Op::SpinUnlock(_) => held -= 1,
+                    _ => {}
+                }
+            }
+        }
+        held != 0
+    })
+}
+
 /// Runs process `t` to its end; returns its registers, or `None` when it waits for a lock that
 /// can never be released (the execution is dropped). Locks it still holds at its end stay held.
 fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Option<Vec<i64>>, String> {
@@ -169,7 +207,9 @@ fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -
     let ctx = Ctx::<P>::new(shared.trace.clone(), &format!("P{t}"), CpuPlan::Fixed(t));
     let thread = &prog.threads[t];
     let mut local = Local { pc: 0, regs: thread.init_regs.clone() };
-    let mut held: Vec<Option<<P::Mutex<()> as Lock<()>>::Guard<'_>>> = shared.locks.iter().map(|_| None).collect();
+    // Per lock: held or not, with the mutex guard when the lock is the mutex.
+    let mut held: Vec<Option<Option<<P::Mutex<()> as Lock<()>>::Guard<'_>>>> =
+        shared.locks.iter().map(|_| None).collect();
     while let Some((op, dst, primitive, line)) = advance(&thread.code, &mut local) {
         let at = |addr: &super::ir::Expr, regs: &[i64]| -> Result<&P::AtomicUsize, String> {
             Ok(&shared.locs[prog.location(addr.eval(regs), primitive, line)?])
@@ -198,23 +238,24 @@ fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -
                 if held[*l].is_some() {
                     return Err(format!("line {line}: spin_lock of {}, which P{t} holds", prog.locks[*l]));
                 }
-                loop {
-                    if let Some(guard) = shared.locks[*l].try_lock() {
-                        held[*l] = Some(guard);
-                        shared.lock_words[*l].store(1, Ordering::Relaxed);
-                        let mut w = shared.waits.lock().unwrap();
-                        (w.holder[*l], w.waiting[t]) = (Some(t), None);
-                        break;
-                    }
-                    {
+                if !shared.spin {
+                    held[*l] = Some(Some(shared.locks[*l].lock()));
+                    shared.lock_words[*l].store(1, Ordering::Relaxed);
+                } else {
+                    loop {
+                        if try_take::<P>(shared, *l, t) {
+                            held[*l] = Some(None);
+                            break;
+                        }
                         let mut w = shared.waits.lock().unwrap();
                         w.waiting[t] = Some(*l);
                         if w.hopeless(t, *l) {
                             w.dropped = true;
                             return Ok(None);
                         }
+                        drop(w);
+                        P::yield_now();
                     }
-                    P::yield_now();
                 }
                 None
             }
@@ -222,19 +263,26 @@ fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -
                 if held[*l].is_none() {
                     return Err(format!("line {line}: spin_unlock of {}, which P{t} does not hold", prog.locks[*l]));
                 }
-                shared.lock_words[*l].store(0, Ordering::Relaxed);
+                if shared.spin {
+                    shared.waits.lock().unwrap().holder[*l] = None;
+                    shared.lock_words[*l].store(0, Ordering::SeqCst);
+                } else {
+                    shared.lock_words[*l].store(0, Ordering::Relaxed);
+                }
                 held[*l] = None;
-                shared.waits.lock().unwrap().holder[*l] = None;
                 None
             }
             Op::SpinTrylock(l) => {
                 if held[*l].is_some() {
                     return Err(format!("line {line}: spin_trylock of {}, which P{t} holds", prog.locks[*l]));
                 }
-                held[*l] = shared.locks[*l].try_lock();
-                if held[*l].is_some() {
-                    shared.lock_words[*l].store(1, Ordering::Relaxed);
-                    shared.waits.lock().unwrap().holder[*l] = Some(t);
+                if !shared.spin {
+                    if let Some(guard) = shared.locks[*l].try_lock() {
+                        held[*l] = Some(Some(guard));
+                        shared.lock_words[*l].store(1, Ordering::Relaxed);
+                    }
+                } else if try_take::<P>(shared, *l, t) {
+                    held[*l] = Some(None);
                 }
                 Some(i64::from(held[*l].is_some()))
             }
@@ -267,7 +315,7 @@ fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -
         local.pc += 1;
     }
     // A lock held at the end stays held: the guards are not dropped.
-    held.into_iter().flatten().for_each(std::mem::forget);
+    held.into_iter().flatten().flatten().for_each(std::mem::forget);
     Ok(Some(local.regs))
 }
 
@@ -280,6 +328,7 @@ fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>)
         locs: prog.init_mem.iter().map(|&v| P::AtomicUsize::new(v as usize)).collect(),
         locks: prog.locks.iter().map(|_| P::Mutex::new(())).collect(),
         lock_words: prog.locks.iter().map(|_| P::AtomicUsize::new(0)).collect(),
+        spin: may_hold_forever(prog),
         rcu: prog.domains.iter().map(|_| Rcu::new(n)).collect(),
         trace: Arc::new(Trace::new()),
         waits: std::sync::Mutex::new(Waits {
