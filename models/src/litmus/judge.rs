@@ -228,7 +228,8 @@ mod tests {
                 outcome: Outcome::Sometimes,
                 positive: 1,
                 negative: 3,
-                data_race: false
+                data_race: false,
+                flags: Vec::new(),
             }]
         );
         let judged = judge(&got).unwrap();
@@ -261,6 +262,28 @@ mod tests {
         assert_eq!(judge(&[r]).unwrap()[0].verdict, Verdict::Differs("predicted data race not modeled".into()));
         o.name = "not-an-export".into();
         assert!(judge(&[o]).unwrap_err().contains("not-an-export"));
+    }
+
+    /// herd7's other flags belong to their test; `judge_expected` reads every kind of Result line.
+    #[test]
+    fn flags_and_result_kinds() {
+        let out = "Test a Allowed\nFlag srcu-bad-nesting\nObservation a Sometimes 1 3\nTest b Allowed\nObservation b Never 0 0\n";
+        let got = parse(out).unwrap();
+        assert_eq!(
+            (got[0].flags.as_slice(), got[1].flags.is_empty()),
+            (["srcu-bad-nesting".to_string()].as_slice(), true)
+        );
+        let flag = Expected::Flag("srcu-bad-nesting".into());
+        assert_eq!(judge_expected(&flag, &got[0], true), Some(Verdict::Agrees));
+        assert!(matches!(judge_expected(&flag, &got[1], true), Some(Verdict::Differs(_))));
+        assert_eq!(judge_expected(&flag, &got[0], false), None, "loom computes no LKMM flag");
+        assert_eq!(judge_expected(&Expected::Deadlock, &got[1], false), Some(Verdict::Agrees));
+        assert!(matches!(judge_expected(&Expected::Deadlock, &got[0], false), Some(Verdict::Differs(_))));
+        assert!(matches!(
+            judge_expected(&Expected::Outcome(Prediction::NEVER), &got[1], false),
+            Some(Verdict::Differs(why)) if why.contains("deadlock")
+        ));
+        assert_eq!(judge_expected(&Expected::Maybe, &got[0], false), Some(Verdict::Agrees));
     }
 
     #[test]
