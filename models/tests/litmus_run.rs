@@ -532,3 +532,19 @@ fn filter_and_locations_shape_the_states() {
     assert_eq!(located.loom.states[0].0.len(), 4, "two registers, two locations");
     assert_eq!((located.loom.observation.positive, located.loom.observation.negative), (1, 3));
 }
+
+/// The final clause compares two registers (`0:r0=0:r1`), and a register given only in the
+/// initial state (`int 0:r1 = 5;`) is the process's register, as in herd7.
+#[test]
+fn registers_compare_and_come_from_the_initial_state() {
+    let text = "C cmp
+{ int 0:r1 = 5; }
+P0(int *x) { r0 = READ_ONCE(*x); }
+P1(int *x) { WRITE_ONCE(*x, 5); }
+exists (0:r0=0:r1)
+";
+    let r = run_text(text);
+    for o in [&r.loom.observation, &r.sc.observation] {
+        assert_eq!((o.outcome, o.positive, o.negative), (Outcome::Sometimes, 1, 1), "{r}");
+    }
+}

@@ -331,6 +331,8 @@ pub enum Prop {
     False,
     /// The `i`th observed variable equals the value.
     Eq(usize, i64),
+    /// The `i`th and `j`th observed variables are equal.
+    EqVars(usize, usize),
     Not(Box<Prop>),
     And(Box<Prop>, Box<Prop>),
     Or(Box<Prop>, Box<Prop>),
@@ -342,6 +344,7 @@ impl Prop {
             Prop::True => true,
             Prop::False => false,
             Prop::Eq(i, v) => values[*i] == *v,
+            Prop::EqVars(i, j) => values[*i] == values[*j],
             Prop::Not(p) => !p.holds(values),
             Prop::And(a, b) => a.holds(values) && b.holds(values),
             Prop::Or(a, b) => a.holds(values) || b.holds(values),

@@ -201,6 +201,7 @@ impl Names {
         match v {
             Value::Int(n) => Ok(*n),
             Value::Loc(name) => Ok(LOC_BASE + self.loc(name, line)? as i64),
+            Value::Reg(t, r) => err(line, format!("{t}:{r} as a value: only the final clause compares registers")),
         }
     }
 }
@@ -242,6 +243,12 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
         }
         let mut l =
             Lowering { names: &mut names, scope, regs: Vec::new(), code: Vec::new(), thread: n, line: proc.line };
+        for (_, i) in reg_inits.iter().filter(|(t, _)| *t == n) {
+            if !l.scope.contains_key(&i.name) {
+                l.scope.insert(i.name.clone(), Name::Reg(l.regs.len()));
+                l.regs.push(i.name.clone());
+            }
+        }
         l.declare_registers(&proc.body)?;
         l.stmts(&proc.body)?;
         let mut init_regs = vec![0; l.regs.len()];
@@ -325,7 +332,10 @@ fn prop(
         parse::Prop::Or(a, b) => ir::Prop::Or(sub(a)?, sub(b)?),
         parse::Prop::Eq { line, thread, name, value } => {
             let i = variable(*line, *thread, name, names, threads, vars, var_names)?;
-            ir::Prop::Eq(i, names.value(value, *line)?)
+            match value {
+                Value::Reg(t, r) => ir::Prop::EqVars(i, variable(*line, Some(*t), r, names, threads, vars, var_names)?),
+                _ => ir::Prop::Eq(i, names.value(value, *line)?),
+            }
         }
     })
 }

@@ -85,11 +85,13 @@ pub struct Init {
     pub kind: Kind,
 }
 
-/// A value of the initial state or the final clause: an integer or the address of a location.
+/// A value of the initial state or the final clause: an integer, the address of a location, or
+/// (in the final clause) another process's register, `N:rK`, compared as herd7 does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Value {
     Int(i64),
     Loc(String),
+    Reg(usize, String),
 }
 
 /// What a shared name is: a memory location, a lock or an SRCU domain.
@@ -613,6 +615,9 @@ impl Parser {
 
     /// A value: an integer, `x`, `&x`, `ATOMIC_INIT(n)`.
     fn value(&mut self) -> Result<Value, Error> {
+        if let Some(thread) = self.thread_prefix() {
+            return Ok(Value::Reg(thread, self.ident()?));
+        }
         if matches!(self.peek(), Some(Tok::Int(_))) || self.is("-") {
             return Ok(Value::Int(self.int()?));
         }
