@@ -31,6 +31,12 @@ enum Prim {
     /// `smp_store_mb()`: a `WRITE_ONCE` then `smp_mb()`.
     StoreMb,
     Fence(Fence),
+    /// `smp_mb__after_srcu_read_unlock()`: LKMM orders the accesses before an earlier
+    /// `srcu_read_unlock()` with those after the fence, and nothing by itself. Here the process's
+    /// SRCU unlocks are each followed by `smp_mb()` when its code has this call (so accesses
+    /// between the unlock and the call are ordered after the ones before the unlock: stronger
+    /// there), and the call itself does nothing.
+    MbAfterSrcuUnlock,
     /// `barrier()`: a compiler barrier, nothing at run time.
     Nothing,
     SpinLock,
@@ -83,7 +89,7 @@ fn primitive(name: &str) -> Option<Prim> {
         | "smp_mb__after_atomic"
         | "smp_mb__after_spinlock"
         | "smp_mb__after_unlock_lock" => Prim::Fence(Fence::Mb),
-        "smp_mb__after_srcu_read_unlock" => Prim::Fence(Fence::Mb),
+        "smp_mb__after_srcu_read_unlock" => Prim::MbAfterSrcuUnlock,
         "smp_rmb" => Prim::Fence(Fence::Rmb),
         "smp_wmb" => Prim::Fence(Fence::Wmb),
         "smp_store_mb" => Prim::StoreMb,
@@ -241,8 +247,15 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
             };
             scope.insert(p.name.clone(), name);
         }
-        let mut l =
-            Lowering { names: &mut names, scope, regs: Vec::new(), code: Vec::new(), thread: n, line: proc.line };
+        let mut l = Lowering {
+            names: &mut names,
+            scope,
+            regs: Vec::new(),
+            code: Vec::new(),
+            thread: n,
+            line: proc.line,
+            mb_after_srcu_unlock: calls(&proc.body, "smp_mb__after_srcu_read_unlock"),
+        };
         for (_, i) in reg_inits.iter().filter(|(t, _)| *t == n) {
             if !l.scope.contains_key(&i.name) {
                 l.scope.insert(i.name.clone(), Name::Reg(l.regs.len()));
@@ -340,6 +353,15 @@ fn prop(
     })
 }
 
+/// Whether `body` calls `name` as a statement (in a branch too).
+fn calls(body: &[Stmt], name: &str) -> bool {
+    body.iter().any(|s| match s {
+        Stmt::Call { call, .. } => call.name == name,
+        Stmt::If { then, els, .. } => calls(then, name) || calls(els, name),
+        _ => false,
+    })
+}
+
 /// The translation of one process.
 struct Lowering<'a> {
     names: &'a mut Names,
@@ -349,6 +371,8 @@ struct Lowering<'a> {
     thread: usize,
     /// The line of the statement being translated (expressions carry none of their own).
     line: usize,
+    /// Whether the process calls `smp_mb__after_srcu_read_unlock` ([`Prim::MbAfterSrcuUnlock`]).
+    mb_after_srcu_unlock: bool,
 }
 
 impl Lowering<'_> {
@@ -574,7 +598,7 @@ impl Lowering<'_> {
                 arity(0)?;
                 Op::Fence(f)
             }
-            Prim::Nothing => {
+            Prim::Nothing | Prim::MbAfterSrcuUnlock => {
                 arity(0)?;
                 if dst.is_some() {
                     return err(line, format!("{name} returns no value"));
@@ -630,7 +654,11 @@ impl Lowering<'_> {
         if dst.is_some() && !op.has_value() {
             return err(line, format!("{name} returns no value"));
         }
+        let srcu_unlock = matches!(op, Op::RcuReadUnlock(1..));
         self.op(op, dst, name, line);
+        if srcu_unlock && self.mb_after_srcu_unlock {
+            self.op(Op::Fence(Fence::Mb), None, "smp_mb__after_srcu_read_unlock", line);
+        }
         Ok(())
     }
 
