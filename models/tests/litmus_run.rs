@@ -548,3 +548,22 @@ exists (0:r0=0:r1)
         assert_eq!((o.outcome, o.positive, o.negative), (Outcome::Sometimes, 1, 1), "{r}");
     }
 }
+
+/// `smp_mb__after_srcu_read_unlock()` orders nothing by itself, and the accesses before an SRCU
+/// unlock with those after it (store buffering against a full fence).
+#[test]
+fn smp_mb_after_srcu_read_unlock_needs_an_unlock() {
+    let text = "C srcu-mb
+{}
+P0(int *x, int *y, struct srcu_struct *s) { int r1; int r2; BODY }
+P1(int *x, int *y) { int r3; WRITE_ONCE(*y, 1); smp_mb(); r3 = READ_ONCE(*x); }
+exists (0:r2=0 /\\ 1:r3=0)
+";
+    let alone = text.replace("BODY", "WRITE_ONCE(*x, 1); smp_mb__after_srcu_read_unlock(); r2 = READ_ONCE(*y);");
+    assert_eq!(run_text(&alone).loom.observation.outcome, Outcome::Sometimes);
+    let after = text.replace(
+        "BODY",
+        "r1 = srcu_read_lock(s); WRITE_ONCE(*x, 1); srcu_read_unlock(s, r1); smp_mb__after_srcu_read_unlock(); r2 = READ_ONCE(*y);",
+    );
+    assert_eq!(run_text(&after).loom.observation.outcome, Outcome::Never);
+}
