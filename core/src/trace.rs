@@ -89,6 +89,22 @@ impl Loc {
         Loc { id: NEXT.fetch_add(1, Ordering::Relaxed), name }
     }
 
+    /// The location's identity (unique in the process).
+    pub fn id(&self) -> usize {
+        self.id
+    }
+
+    /// What the bits `mask` of the location are called, without the instance index
+    /// (`wb{}.state:WB_start_dontcache`): the same field of every instance.
+    pub fn field(&self, mask: u64) -> String {
+        let bits: Vec<&str> = self.name.bits.iter().filter(|(b, _)| mask >> b & 1 == 1).map(|(_, n)| *n).collect();
+        if self.name.bits.is_empty() || mask == u64::MAX || bits.is_empty() {
+            self.name.what.to_owned()
+        } else {
+            format!("{}:{}", self.name.what, bits.join("|"))
+        }
+    }
+
     /// The location's name; for a flag word, the name of bit `bit`.
     fn describe(&self, bit: u32) -> String {
         let what = render(self.name.what, &[self.name.index]);
@@ -248,6 +264,18 @@ impl Trace {
     pub(crate) fn accesses(&self) -> Vec<(u64, Option<u64>, Option<u64>)> {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         log.accesses.iter().map(|a| (a.mask, a.read, a.written)).collect()
+    }
+
+    /// Each recorded event's thread and kernel function, in order ([`Trace::len`] indexes it).
+    pub fn functions(&self) -> Vec<(u8, &'static str)> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.events.iter().map(|e| (e.thread, e.function)).collect()
+    }
+
+    /// The name `thread` was registered under.
+    pub fn thread_name(&self, thread: u8) -> String {
+        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        threads.get(thread as usize).cloned().unwrap_or_else(|| "?".into())
     }
 
     pub fn len(&self) -> usize {

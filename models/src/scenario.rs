@@ -119,7 +119,12 @@ pub trait Scenario: Sync {
 
     /// How large `revision`'s loom model is at `bounds`' tier, in the units of the c11
     /// differential tests ([`crate::harness::sizes`]).
-    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::sizes::Sizes, String>;
+    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String>;
+
+    /// The orderings of `revision`'s loom model at `bounds`' tier that the LKMM ordering audit
+    /// flags ([`crate::litmus::audit`]), each with how many executions showed it, and how many
+    /// executions were audited.
+    fn lkmm_audit(&self, revision: &str, bounds: &Bounds) -> Result<(crate::litmus::audit::Findings, u64), String>;
 }
 
 /// A scenario given by its catalogue entry and the model each checker runs; [`Scenario`]'s `run`
@@ -156,8 +161,12 @@ impl<S: ModelScenario> Scenario for S {
         crate::harness::replay(&self.model(revision, checker, bounds.tier)?, checker, schedule, bounds)
     }
 
-    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::sizes::Sizes, String> {
-        Ok(crate::harness::sizes::loom_sizes(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
+    fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String> {
+        Ok(crate::harness::record::loom_sizes(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
+    }
+
+    fn lkmm_audit(&self, revision: &str, bounds: &Bounds) -> Result<(crate::litmus::audit::Findings, u64), String> {
+        Ok(crate::litmus::audit::audit_model(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
     }
 }
 

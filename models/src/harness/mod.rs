@@ -2,9 +2,9 @@
 //! shuttle (PCT or random, placements drawn and replayed), collecting violations as values.
 
 mod loom_run;
+pub mod record;
 pub mod schedule;
 mod shuttle_run;
-pub mod sizes;
 
 pub use loom_run::{replay_loom, run_loom, run_loom_search, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};

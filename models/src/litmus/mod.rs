@@ -16,6 +16,7 @@
 //! compare-exchange, atomic against its own CPU) are relaxed atomics; structs are flattened
 //! into one location per field; loops are unrolled to the iterations the outcome needs.
 
+pub mod audit;
 mod bdev_slots;
 mod dontcache_accounting;
 mod dontcache_kick;
