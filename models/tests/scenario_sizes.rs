@@ -1,5 +1,5 @@
 //! How large each scenario's threads are against the programs loom's completeness is tested on
-//! (models/src/harness/sizes.rs): docs/c11.md's table "Scenario sizes" is
+//! (models/src/harness/record.rs): docs/c11.md's table "Scenario sizes" is
 //! checked against what every scenario's first revision runs under loom at the quick tier's
 //! bounds, preemption bound 0 (every configuration and placement).
 
