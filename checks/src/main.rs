@@ -123,6 +123,22 @@ enum Command {
         #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/litmus"))]
         dir: PathBuf,
     },
+    /// The LKMM ordering audit (models/litmus/audit/README.md): for every loom row expected to
+    /// pass, the orderings it could rest on where wbcheck's mapping is stronger than LKMM (load
+    /// buffering, a failed fully ordered RMW's fences, smp_rmb after a non-returning RMW), each
+    /// with a litmus test whose Result line predicts LKMM allows the cycle (herd7 judges it).
+    Audit {
+        /// Only this scenario's passing rows.
+        scenario: Option<String>,
+        /// Only this revision (a loom pass row).
+        #[arg(long, requires = "scenario")]
+        revision: Option<String>,
+        #[arg(long, default_value = "scope")]
+        tier: Tier,
+        /// Write each flagged ordering's litmus test into this directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        litmus_dir: Option<PathBuf>,
+    },
     /// Check loom itself: C11 programs of a small language run under loom with no preemption
     /// bound, compared with an SC interpreter and an RC11 enumerator (docs/c11.md).
     C11 {
@@ -536,6 +552,22 @@ fn dispatch(command: Command) -> Result<ExitCode, Stop> {
             };
             let replayed = s.replay(&revision, checker, source, &bounds)?;
             emit(render::replayed_text(&replayed))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Audit { scenario, revision, tier, litmus_dir } => {
+            use wb_models::litmus::audit;
+            let only = scenario.as_deref().map(|s| (s, revision.as_deref()));
+            let rows = audit::audit_rows(&Bounds::defaults(tier), only)?;
+            let tests = audit::tests(&rows);
+            emit(audit::summary(&rows, &tests))?;
+            if let Some(dir) = litmus_dir {
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                for t in &tests {
+                    let path = dir.join(t.file_name());
+                    std::fs::write(&path, t.render()).map_err(|e| format!("{}: {e}", path.display()))?;
+                }
+                emit(format!("wrote {} litmus tests to {}\n", tests.len(), dir.display()))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Litmus { scenario, revision, shape, judge, judge_log, run, herd7, dir } => {

@@ -385,7 +385,7 @@ fn finish(log: Log) -> Recording {
         for e in &mut events {
             if let Event::Access(a) = e {
                 let next = indexes.partition_point(|&i| i < a.before);
-                a.function = steps.get(next).or(steps.last()).copied().unwrap_or("?");
+                a.function = steps.get(next).or(steps.last()).copied().unwrap_or("(no step)");
             }
         }
         threads.push(ThreadRecord { name: trace.thread_name(thread), events });
