@@ -562,3 +562,37 @@ fn c11_bad_input() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+/// `audit`: a pass row's audit (0), its litmus tests written where asked; an unknown scenario or
+/// revision, or a revision loom is expected to fail, is bad input (2).
+#[test]
+fn audit_exit_statuses() {
+    let dir = std::env::temp_dir().join(format!("wbcheck-audit-{}", std::process::id()));
+    let out = wbcheck(&[
+        "audit",
+        "bdev-slots",
+        "--revision",
+        "packed",
+        "--tier",
+        "quick",
+        "--litmus-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.starts_with("bdev-slots packed: 17 executions at preemption bound 0, 7 litmus tests\n"), "{text}");
+    let written = std::fs::read_to_string(dir.join("audit+bdev-slots+packed+load-buffering+1.litmus")).unwrap();
+    assert!(
+        written.starts_with("C audit+bdev-slots+packed+load-buffering+1\n\n(*\n * Result: Sometimes\n"),
+        "{written}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = wbcheck(&["audit", "percpu-counter", "--tier", "quick"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "percpu-counter kernel: 39 executions at preemption bound 0, nothing flagged\n"
+    );
+    assert_bad_input(&["audit", "nope"], "unknown scenario 'nope'", "dontcache-kick");
+    assert_bad_input(&["audit", "bdev-slots", "--revision", "nope"], "unknown revision 'nope'", "packed");
+    assert_bad_input(&["audit", "bdev-slots", "--revision", "v6"], "not expected to pass under loom", "bdev-slots v6");
+}

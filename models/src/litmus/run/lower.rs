@@ -109,6 +109,53 @@ fn primitive(name: &str) -> Option<Prim> {
     Some(simple)
 }
 
+/// The RMWs that return nothing (linux-kernel.def's `noreturn`).
+const NORETURN: [&str; 8] =
+    ["atomic_inc", "atomic_dec", "atomic_add", "atomic_sub", "atomic_and", "atomic_or", "atomic_xor", "atomic_andnot"];
+
+/// `smp_rmb()` orders a CPU's earlier reads before its later reads, and, since LKMM's
+/// "Noreturn" change, not the read of an RMW that returns nothing (`atomic_inc`): an Acquire
+/// fence would order it. In a process with such an RMW before an `smp_rmb()`, the fence goes and
+/// each `READ_ONCE` and value-returning Relaxed RMW that can come before it (every one, where
+/// the code jumps back) becomes Acquire instead: it orders those reads before every later access,
+/// as the fence did, and leaves the RMW unordered. A process whose reads before the fence
+/// include a plain load or a `_release` RMW keeps the fence (no Acquire form keeps those):
+/// stronger than LKMM there.
+fn rmb_after_noreturn(code: &mut [Instr]) {
+    let rmb = |i: &Instr| matches!(i, Instr::Op { op: Op::Fence(Fence::Rmb), .. });
+    let Some(last) = code.iter().rposition(rmb) else { return };
+    let loops = code.iter().enumerate().any(|(k, i)| match i {
+        Instr::Jump { to } | Instr::JumpUnless { to, .. } => *to <= k,
+        _ => false,
+    });
+    let before = if loops { code.len() } else { last };
+    let noreturn = |i: &Instr| matches!(i, Instr::Op { op: Op::Rmw { .. }, primitive, .. } if NORETURN.contains(&primitive.as_str()));
+    let kept = |i: &Instr| {
+        matches!(
+            i,
+            Instr::Op { op: Op::Load { access: Access::Plain, .. } | Op::Rmw { order: RmwOrder::Release, .. }, .. }
+        )
+    };
+    if !code[..before].iter().any(noreturn) || code[..before].iter().any(kept) {
+        return;
+    }
+    for (k, i) in code.iter_mut().enumerate().take(before) {
+        match i {
+            Instr::Op { op: Op::Load { access: access @ Access::Once, .. }, .. } => *access = Access::Acquire,
+            Instr::Op { op: Op::Rmw { order: order @ RmwOrder::Relaxed, .. }, primitive, .. }
+                if !NORETURN.contains(&primitive.as_str()) =>
+            {
+                *order = RmwOrder::Acquire
+            }
+            Instr::Op { op: Op::Fence(Fence::Rmb), .. } => *i = Instr::Jump { to: k + 1 },
+            _ => {}
+        }
+    }
+    if !loops {
+        code[last] = Instr::Jump { to: last + 1 };
+    }
+}
+
 fn rmw(name: &str) -> Option<Prim> {
     let rmw = |kind, order, returns, value_first| Some(Prim::Rmw { kind, order, returns, value_first });
     // The RMWs that return nothing: Relaxed, no suffix.
@@ -272,7 +319,8 @@ pub fn lower(test: &Test) -> Result<Program, Error> {
             })?;
             init_regs[r] = l.names.value(&i.value, i.line)?;
         }
-        let (regs, code) = (l.regs, l.code);
+        let (regs, mut code) = (l.regs, l.code);
+        rmb_after_noreturn(&mut code);
         threads.push(Thread { code, regs, init_regs });
     }
     if let Some((t, i)) = reg_inits.iter().find(|(t, _)| *t >= test.procs.len()) {
