@@ -67,8 +67,6 @@ pub enum Shape {
 }
 
 impl Shape {
-    pub const ALL: [Shape; 3] = [Shape::LoadBuffering, Shape::FailedFullyOrderedRmw, Shape::RmbAfterNoreturnRmw];
-
     pub fn name(self) -> &'static str {
         match self {
             Shape::LoadBuffering => "load-buffering",
