@@ -128,7 +128,7 @@ impl<P: Platform> BitWord<P> {
     /// old word and whether `f` changed it. Fully ordered. `f` may look at any bit: every read is
     /// traced as a read of the whole word, the exchange as an RMW of the bits it changed.
     pub fn update(&self, f: impl Fn(usize) -> Option<usize>) -> (usize, bool) {
-        P::fence(Ordering::SeqCst);
+        P::rmw_begin();
         let mut cur = self.word.load(Ordering::Relaxed);
         self.traced(usize::MAX, Some(cur), None);
         let changed = loop {
@@ -144,7 +144,7 @@ impl<P: Platform> BitWord<P> {
                 }
             }
         };
-        P::fence(Ordering::SeqCst);
+        P::rmw_end(changed, true);
         (cur, changed)
     }
 

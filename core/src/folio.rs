@@ -181,15 +181,16 @@ impl<P: Platform> Folio<P> {
     /// after a success; the leading fence runs on failure too (stronger than LKMM there).
     pub fn try_get(&self) -> bool {
         let Some(refs) = &self.refs else { return true };
-        P::fence(Ordering::SeqCst);
+        P::rmw_begin();
         let mut cur = refs.load(Ordering::Relaxed);
         loop {
             if cur == FROZEN {
+                P::rmw_end(false, false);
                 return false;
             }
             match refs.compare_exchange(cur, cur + 1, Ordering::AcqRel, Ordering::Relaxed) {
                 Ok(_) => {
-                    P::fence(Ordering::SeqCst);
+                    P::rmw_end(true, true);
                     return true;
                 }
                 Err(now) => cur = now,
@@ -211,11 +212,9 @@ impl<P: Platform> Folio<P> {
     /// (`atomic_cmpxchg`: fully ordered on success; mapped as [`Folio::try_get`]).
     pub fn ref_freeze(&self) -> bool {
         let Some(refs) = &self.refs else { return true };
-        P::fence(Ordering::SeqCst);
+        P::rmw_begin();
         let frozen = refs.compare_exchange(0, FROZEN, Ordering::AcqRel, Ordering::Relaxed).is_ok();
-        if frozen {
-            P::fence(Ordering::SeqCst);
-        }
+        P::rmw_end(frozen, frozen);
         frozen
     }
 

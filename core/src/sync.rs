@@ -13,7 +13,7 @@
 //! | kernel | model |
 //! |---|---|
 //! | `test_and_set_bit`, `test_and_clear_bit` (value-returning, fully ordered, also when they fail: commit 415d832497098030) | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` ([`crate::bitops`]). loom treats SeqCst *accesses* as AcqRel, so an all-SeqCst RMW gave a counterexample C11 forbids; the bracketed form behaves like LKMM's fully ordered RMW |
-//! | `folio_try_get` (`atomic_add_unless`), `folio_ref_freeze` (`atomic_cmpxchg`), `folio_put` (`atomic_dec_and_test`): fully ordered when they succeed, unordered when they fail | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` after a success ([`crate::folio`]; until issue 26 an AcqRel / Release RMW alone, weaker than LKMM); the leading fence runs before a failure too, as in `BitWord::update`'s declined or failed try_cmpxchg: stronger than LKMM there (models/litmus/README.md, conformance) |
+//! | `folio_try_get` (`atomic_add_unless`), `folio_ref_freeze` (`atomic_cmpxchg`), `folio_put` (`atomic_dec_and_test`): fully ordered when they succeed, unordered when they fail | `fence(SeqCst)`; AcqRel RMW; `fence(SeqCst)` after a success ([`crate::folio`]; until issue 26 an AcqRel / Release RMW alone, weaker than LKMM); the leading fence runs before a failure too, as in `BitWord::update`'s declined or failed try_cmpxchg: stronger than LKMM there (models/litmus/README.md, conformance); [`Platform::rmw_begin`] and [`Platform::rmw_end`] bracket each one that can fail, so the LKMM ordering audit tells its fences from `smp_mb()` |
 //! | `test_bit`, `READ_ONCE`, `WRITE_ONCE`, `set_bit`, `clear_bit` (no return value) | Relaxed load / store / `fetch_or` / `fetch_and` |
 //! | `smp_mb()` | `fence(SeqCst)`; `smp_rmb()` / `smp_wmb()`: Acquire / Release fences |
 //! | `spin_lock` / `spin_unlock`, `raw_spin_lock_irqsave`, `xa_lock` | [`crate::spinlock::SpinLock`] over [`Platform::Mutex`] (acquire / release) |
@@ -75,6 +75,21 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// Join a spawned thread, re-raising its panic.
     fn join(handle: Self::JoinHandle);
     fn fence(order: Ordering);
+    /// The leading `fence(SeqCst)` of a fully ordered RMW that can fail or decline (a
+    /// compare-exchange, a `try_cmpxchg` loop); [`Platform::rmw_end`] says how it ended. LKMM
+    /// orders a failed one not at all, so a recorder must tell these fences from `smp_mb()`.
+    fn rmw_begin() {
+        Self::fence(Ordering::SeqCst);
+    }
+
+    /// The end of the RMW [`Platform::rmw_begin`] began: whether it wrote, and whether the model
+    /// runs the trailing `fence(SeqCst)` (`fenced`).
+    fn rmw_end(_wrote: bool, fenced: bool) {
+        if fenced {
+            Self::fence(Ordering::SeqCst);
+        }
+    }
+
     /// Yield in a spin-wait (loom counts branches; shuttle deprioritises the yielder).
     fn yield_now();
     /// A nondeterministic choice in `0..n`, reproduced on replay: loom explores every value,

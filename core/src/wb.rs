@@ -452,10 +452,11 @@ fn queue_armed<P: Platform>(wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
 /// immediate one: a `wb_wakeup` queued it, or took it from the timer, since the last run started
 /// (`false`: only the timer released it, [`fire_timer`]). [`process_one_work_done`] ends the run.
 pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> Option<bool> {
-    P::fence(Ordering::SeqCst);
+    P::rmw_begin();
     let mut cur = wb.dwork.load(Ordering::Relaxed);
     let immediate = loop {
         if cur & WORK_RUNNING != 0 || cur & WORK_PENDING == 0 {
+            P::rmw_end(false, false);
             return None;
         }
         let next = (cur & !(WORK_PENDING | WORK_TIMER | WORK_WOKEN)) | WORK_RUNNING;
@@ -464,7 +465,7 @@ pub fn process_one_work<P: Platform>(ctx: &Ctx<P>, wb: &Wb<P>) -> Option<bool> {
             Err(now) => cur = now,
         }
     };
-    P::fence(Ordering::SeqCst);
+    P::rmw_end(true, true);
     wb.runner.set(ctx.tid() + 1);
     // Checked once the run is ours: a release flushes a running item before it frees the wb.
     wb.touch(ctx, "process_one_work", Access::Memory, || ());

@@ -41,8 +41,6 @@ pub struct Access {
     pub op: Op,
     /// The ordering the access ran with (a failed compare-exchange's failure ordering).
     pub order: Ordering,
-    /// A compare-exchange's success ordering (a failed one's too).
-    pub success: Option<Ordering>,
     /// The traced location and bits (`None`: an atomic of a checker's, not protocol state).
     pub loc: Option<(usize, u64)>,
     /// The location's field name ([`Loc::field`]), or `atomic` for an untraced one.
@@ -59,18 +57,7 @@ impl Access {
     #[cfg(test)]
     pub(crate) fn of(loc: usize, op: Op, order: Ordering, read: Option<u64>, written: Option<u64>) -> Access {
         let field = format!("v{loc}");
-        Access {
-            atomic: loc,
-            op,
-            order,
-            success: None,
-            loc: Some((loc, u64::MAX)),
-            field,
-            read,
-            written,
-            function: "f",
-            before: 0,
-        }
+        Access { atomic: loc, op, order, loc: Some((loc, u64::MAX)), field, read, written, function: "f", before: 0 }
     }
 
     pub fn reads(&self) -> bool {
@@ -103,6 +90,20 @@ pub enum Event {
     TryLockFailed(usize),
     /// A nondeterministic choice ([`Platform::choose`]) and its value: not an operation.
     Choice(usize),
+    /// The leading `fence(SeqCst)` of a fully ordered RMW that can fail ([`Platform::rmw_begin`]).
+    RmwBegin,
+    /// Its end: whether it wrote, and whether the trailing `fence(SeqCst)` ran.
+    RmwEnd {
+        wrote: bool,
+        fenced: bool,
+    },
+}
+
+impl Event {
+    /// Whether it runs a `fence(SeqCst)`.
+    pub fn full_fence(&self) -> bool {
+        matches!(self, Event::Fence(Ordering::SeqCst) | Event::RmwBegin | Event::RmwEnd { fenced: true, .. })
+    }
 }
 
 /// One spawned thread's events in one execution.
@@ -164,12 +165,11 @@ fn log(event: Event, atomic: Option<usize>) {
     log.threads[i].2.push(event);
 }
 
-fn access(atomic: usize, op: Op, order: Ordering, success: Option<Ordering>) {
+fn access(atomic: usize, op: Op, order: Ordering) {
     let a = Access {
         atomic,
         op,
         order,
-        success,
         loc: None,
         field: "atomic".into(),
         read: None,
@@ -192,7 +192,7 @@ pub struct RecordedAtomic<A> {
 
 impl<A> RecordedAtomic<A> {
     fn rmw<T>(&self, order: Ordering, r: T) -> T {
-        access(self.id, Op::Rmw, order, None);
+        access(self.id, Op::Rmw, order);
         r
     }
 }
@@ -203,12 +203,12 @@ impl<T: Copy, A: Atomic<T>> Atomic<T> for RecordedAtomic<A> {
     }
     fn load(&self, order: Ordering) -> T {
         let v = self.inner.load(order);
-        access(self.id, Op::Load, order, None);
+        access(self.id, Op::Load, order);
         v
     }
     fn store(&self, v: T, order: Ordering) {
         self.inner.store(v, order);
-        access(self.id, Op::Store, order, None);
+        access(self.id, Op::Store, order);
     }
     fn swap(&self, v: T, order: Ordering) -> T {
         self.rmw(order, self.inner.swap(v, order))
@@ -216,8 +216,8 @@ impl<T: Copy, A: Atomic<T>> Atomic<T> for RecordedAtomic<A> {
     fn compare_exchange(&self, current: T, new: T, success: Ordering, failure: Ordering) -> Result<T, T> {
         let r = self.inner.compare_exchange(current, new, success, failure);
         match r {
-            Ok(_) => access(self.id, Op::Rmw, success, Some(success)),
-            Err(_) => access(self.id, Op::CasFail, failure, Some(success)),
+            Ok(_) => access(self.id, Op::Rmw, success),
+            Err(_) => access(self.id, Op::CasFail, failure),
         }
         r
     }
@@ -308,6 +308,16 @@ impl Platform for Recorder {
     fn fence(order: Ordering) {
         Loom::fence(order);
         log(Event::Fence(order), None);
+    }
+    fn rmw_begin() {
+        Loom::fence(Ordering::SeqCst);
+        log(Event::RmwBegin, None);
+    }
+    fn rmw_end(wrote: bool, fenced: bool) {
+        if fenced {
+            Loom::fence(Ordering::SeqCst);
+        }
+        log(Event::RmwEnd { wrote, fenced }, None);
     }
     fn yield_now() {
         Loom::yield_now()
@@ -427,7 +437,11 @@ pub fn loom_sizes<M: Model>(model: &M, bounds: &Bounds) -> Sizes {
                 })
                 .collect();
             // A lock section is two operations, its lock and its unlock; a failed try_lock one.
-            let ops = t.events.iter().filter(|e| !matches!(e, Event::Choice(_))).count();
+            let ops = t
+                .events
+                .iter()
+                .filter(|e| !matches!(e, Event::Choice(_) | Event::RmwEnd { fenced: false, .. }))
+                .count();
             s.longest_thread = s.longest_thread.max(ops);
             s.thread_atomics = s.thread_atomics.max(touched.len());
             all.extend(touched);

@@ -18,11 +18,11 @@
 //! | `fence(Acquire)`, `fence(Release)` | `smp_rmb()`, `smp_wmb()` |
 //! | mutex lock, unlock | `spin_lock`, `spin_unlock` (an unlock then a lock of the same lock orders, LKMM's `po-unlock-lock-po`) |
 //!
-//! A fully ordered RMW is `fence(SeqCst)`, the RMW, `fence(SeqCst)` (core/src/sync.rs). When it
-//! fails (a compare-exchange that fails, a `try_cmpxchg` loop that declines), its fences are
-//! the model's, not LKMM's: a fence followed by reads of one atomic only, ending in a failed
-//! compare-exchange with an AcqRel success ordering or in a second `fence(SeqCst)` (a declined
-//! loop), is such a fence, and so is that second one.
+//! A fully ordered RMW is `fence(SeqCst)`, the RMW, `fence(SeqCst)` (core/src/sync.rs). Where it
+//! can fail (a compare-exchange, a `try_cmpxchg` loop that may decline), the model brackets it
+//! with [`Platform::rmw_begin`](wb_core::sync::Platform::rmw_begin) and `rmw_end`, which say
+//! whether it wrote: when it did not, its fences are the model's, not LKMM's, and count for
+//! nothing here.
 //!
 //! The shapes (models/litmus/README.md, "loom stronger"):
 //!
@@ -169,6 +169,8 @@ fn event_key(e: &Event, with_read: bool) -> u64 {
         Event::Lock(_) => 2u8.hash(&mut h),
         Event::Unlock(_) => 3u8.hash(&mut h),
         Event::TryLockFailed(_) => 4u8.hash(&mut h),
+        Event::RmwBegin => 6u8.hash(&mut h),
+        Event::RmwEnd { wrote, fenced } => (7u8, wrote, fenced).hash(&mut h),
         Event::Choice(v) => {
             5u8.hash(&mut h);
             if with_read {
@@ -193,33 +195,19 @@ struct ThreadView<'a> {
 
 impl<'a> ThreadView<'a> {
     fn new(name: &'a str, events: &'a [Event]) -> Self {
+        // Each fully ordered RMW that did not write: its fences are the model's, not LKMM's.
         let mut failed_fence = vec![false; events.len()];
+        let mut begun = None;
         for (i, e) in events.iter().enumerate() {
-            if !matches!(e, Event::Fence(Ordering::SeqCst)) {
-                continue;
-            }
-            let mut j = i + 1;
-            let mut atomic = None;
-            let mut failed_cas = false;
-            while let Some(Event::Access(a)) = events.get(j) {
-                if atomic.is_some_and(|x| x != a.atomic)
-                    || a.writes()
-                    || (a.op == Op::Load && a.order != Ordering::Relaxed)
-                {
-                    break;
+            match e {
+                Event::RmwBegin => begun = Some(i),
+                Event::RmwEnd { wrote, .. } => {
+                    if let Some(b) = begun.take().filter(|_| !wrote) {
+                        failed_fence[b] = true;
+                        failed_fence[i] = true;
+                    }
                 }
-                atomic = Some(a.atomic);
-                failed_cas |= a.op == Op::CasFail && a.success == Some(Ordering::AcqRel);
-                j += 1;
-            }
-            let ends_in_fence = matches!(events.get(j), Some(Event::Fence(Ordering::SeqCst)));
-            let all_reads =
-                atomic.is_some() && !matches!(events.get(j), Some(Event::Access(a)) if Some(a.atomic) == atomic);
-            if all_reads && (failed_cas || ends_in_fence) {
-                failed_fence[i] = true;
-                if ends_in_fence {
-                    failed_fence[j] = true;
-                }
+                _ => {}
             }
         }
         let mut held = Vec::with_capacity(events.len());
@@ -272,7 +260,7 @@ impl<'a> ThreadView<'a> {
         let mut unlocked = BTreeSet::new();
         for k in i + 1..j {
             match &self.events[k] {
-                Event::Fence(Ordering::SeqCst) if count_failed || !self.failed_fence[k] => return true,
+                e if e.full_fence() && (count_failed || !self.failed_fence[k]) => return true,
                 Event::Fence(Ordering::Acquire) if rmb_ordered => return true,
                 Event::Fence(Ordering::Release) if a.writes() && b.writes() => return true,
                 Event::Unlock(l) => {
@@ -290,8 +278,8 @@ impl<'a> ThreadView<'a> {
         let mut lines = Vec::new();
         for k in i + 1..j {
             let line = match &self.events[k] {
-                Event::Fence(Ordering::SeqCst) if self.failed_fence[k] => "r9 = cmpxchg(z, 1, 2);",
-                Event::Fence(Ordering::SeqCst) => "smp_mb();",
+                e if e.full_fence() && self.failed_fence[k] => "r9 = cmpxchg(z, 1, 2);",
+                e if e.full_fence() => "smp_mb();",
                 Event::Fence(Ordering::Acquire) => "smp_rmb();",
                 Event::Fence(Ordering::Release) => "smp_wmb();",
                 _ => continue,
@@ -863,9 +851,8 @@ mod tests {
     }
 
     fn failed_cmpxchg(loc: usize) -> Vec<Event> {
-        let mut cas = Access::of(loc, Op::CasFail, Relaxed, Some(0), None);
-        cas.success = Some(Ordering::AcqRel);
-        vec![Event::Fence(SeqCst), ld(loc, 0), Event::Access(cas)]
+        let cas = Access::of(loc, Op::CasFail, Relaxed, Some(0), None);
+        vec![Event::RmwBegin, ld(loc, 0), Event::Access(cas), Event::RmwEnd { wrote: false, fenced: false }]
     }
 
     #[test]
@@ -882,8 +869,12 @@ mod tests {
         // A successful one is a full fence.
         let mut ok = t0.clone();
         ok[3] = Event::Access(Access::of(2, Op::Rmw, Ordering::AcqRel, Some(0), Some(1)));
-        ok.insert(4, Event::Fence(SeqCst));
-        assert!(audit(&[rec(vec![ok, t1])]).is_empty());
+        ok[4] = Event::RmwEnd { wrote: true, fenced: true };
+        assert!(audit(&[rec(vec![ok, t1.clone()])]).is_empty());
+        // So is an smp_mb() that a failed one follows: its fences count for nothing, the mb does.
+        let mut mb = t0.clone();
+        mb.insert(1, Event::Fence(SeqCst));
+        assert!(audit(&[rec(vec![mb, t1])]).is_empty());
     }
 
     #[test]
