@@ -331,12 +331,14 @@ fn access_line(a: &Access, loc: &str, reg: &str, v: u8) -> Vec<String> {
     }
 }
 
+/// (thread name, history before the read) -> (execution, thread, event) of each read.
+type ReadIndex<'a> = HashMap<(&'a str, u64), Vec<(usize, usize, usize)>>;
+
 /// Every execution's threads, and an index of the reads by thread and history, for the
 /// dependency check.
 struct Executions<'a> {
     views: Vec<Vec<ThreadView<'a>>>,
-    /// (thread name, history before the read) -> (execution, thread, event).
-    reads: HashMap<(&'a str, u64), Vec<(usize, usize, usize)>>,
+    reads: ReadIndex<'a>,
 }
 
 impl<'a> Executions<'a> {
@@ -345,7 +347,7 @@ impl<'a> Executions<'a> {
             .iter()
             .map(|r| r.threads.iter().map(|t| ThreadView::new(&t.name, &t.events)).collect())
             .collect();
-        let mut reads: HashMap<(&str, u64), Vec<(usize, usize, usize)>> = HashMap::new();
+        let mut reads = ReadIndex::new();
         for (e, threads) in views.iter().enumerate() {
             for (t, v) in threads.iter().enumerate() {
                 for (i, a) in v.accesses() {
@@ -487,7 +489,7 @@ impl<'a> Executions<'a> {
                             if !c.same_location(b) || !(c.writes() || b.writes()) || locked_alike(v1, j, v2, k) {
                                 continue;
                             }
-                            let Some(&(l, d)) = acc2[m + 1..].iter().find(|(l, d)| {
+                            let Some(&(_, d)) = acc2[m + 1..].iter().find(|(l, d)| {
                                 d.same_location(a) && (d.writes() || a.writes()) && !locked_alike(v2, *l, v1, i)
                             }) else {
                                 continue;
@@ -498,7 +500,6 @@ impl<'a> Executions<'a> {
                             let mut p1 = access_line(c, "y", "r2", 2);
                             p1.push("smp_mb();".into());
                             p1.extend(access_line(d, "x", "r3", 2));
-                            let _ = l;
                             found.insert(Finding {
                                 shape: Shape::FailedFullyOrderedRmw,
                                 first: [Site::of(v1.name, a), Site::of(v1.name, b)],
@@ -683,6 +684,9 @@ pub fn summary(rows: &[RowAudit], tests: &[AuditTest]) -> String {
     s
 }
 
+/// A flagged pair of pairs: P0's two accesses, P1's two, the dependencies seen, the executions.
+pub type Flagged = ([Site; 2], [Site; 2], [Dependency; 2], u64);
+
 /// One litmus test of the audit: the findings of one row that share a shape and a litmus body.
 #[derive(Debug, Clone)]
 pub struct AuditTest {
@@ -691,7 +695,7 @@ pub struct AuditTest {
     pub shape: Shape,
     /// The accesses flagged (P0's two, P1's two), the dependencies seen (a dependency shown
     /// absent in one history counts as absent), and the executions that showed them.
-    pub findings: Vec<([Site; 2], [Site; 2], [Dependency; 2], u64)>,
+    pub findings: Vec<Flagged>,
     pub litmus: LitmusShape,
     /// Its number among the row's tests of its shape, from 1.
     pub number: usize,
