@@ -248,6 +248,9 @@ struct RowArgs {
     /// Internal: run only this part (I/N) of the rows, as one of `--jobs` processes.
     #[arg(long, hide = true, value_parser = Shard::parse)]
     part: Option<Shard>,
+    /// Internal: of the loom row `--part` selects, run only these units (comma-separated).
+    #[arg(long, hide = true, value_delimiter = ',', requires = "part")]
+    units: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -295,6 +298,7 @@ impl RowArgs {
             checkers: self.checker.clone(),
             shard: self.shard.unwrap_or(Shard::WHOLE),
             part: self.part.unwrap_or(Shard::WHOLE),
+            units: self.units.clone(),
         };
         let pooled = self.part.is_none() && jobs > 1;
         let progress = RowProgress::new(!pooled, self.quiet);

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wb_core::trace::{describe_stale, with_marks, Stale};
 use wb_models::bounds::{Bounds, Tier};
-use wb_models::outcome::{Checker, Counterexample, FirstFound, Outcome};
+use wb_models::harness::units::{combine, Found, Phase, UnitSearch};
+use wb_models::outcome::{Checker, Counterexample, FirstFound, LoomPart, Outcome};
 use wb_models::registry;
 use wb_models::scenario::{unknown, RevisionInfo, Scenario};
 
@@ -151,6 +152,112 @@ pub struct Row {
     /// counterexamples).
     pub min_preemptions: Option<usize>,
     pub matched: bool,
+    /// loom, when this is some units of the row (one of `--jobs` processes, or a shard's share):
+    /// their searches, which `wbcheck merge` combines with the other parts' into the whole row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<RowPart>,
+}
+
+/// Some units of a loom row ([`wb_models::harness::units`]) and their searches.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RowPart {
+    /// How many units the whole row has.
+    pub units: usize,
+    /// The units these searches cover.
+    pub selected: Vec<usize>,
+    /// How many properties the row's loom search checks.
+    pub properties: usize,
+    pub ledger: Vec<UnitSearchJson>,
+}
+
+/// One unit's search at one bound.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UnitSearchJson {
+    pub unit: usize,
+    /// `bound:K`, `unbounded` or `minimise:K`.
+    pub phase: String,
+    pub executions: u64,
+    pub micros: u64,
+    pub bounded: bool,
+    pub counterexamples: Vec<PropertyCounterexample>,
+}
+
+/// A counterexample with its property, its `found` counted from its unit search's start.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PropertyCounterexample {
+    pub property: String,
+    #[serde(flatten)]
+    pub counterexample: CounterexampleJson,
+}
+
+impl Found for PropertyCounterexample {
+    fn property(&self) -> &str {
+        &self.property
+    }
+
+    fn rank(&self) -> (bool, usize) {
+        wb_models::harness::rank(&self.counterexample.steps, |s| !s.stale.is_empty())
+    }
+
+    fn found(&self) -> Option<FirstFound> {
+        self.counterexample
+            .found
+            .map(|f| FirstFound { executions: f.executions, micros: (f.ms * 1000.0).round() as u64 })
+    }
+
+    fn min_preemptions(&self) -> Option<usize> {
+        self.counterexample.min_preemptions
+    }
+
+    fn set_found(&mut self, found: Option<FirstFound>, min_preemptions: Option<usize>) {
+        self.counterexample.found = found.map(FoundJson::from);
+        self.counterexample.min_preemptions = min_preemptions;
+    }
+}
+
+impl PropertyCounterexample {
+    fn of(c: &Counterexample) -> Self {
+        PropertyCounterexample { property: c.property.to_string(), counterexample: c.into() }
+    }
+}
+
+impl RowPart {
+    fn of(part: &LoomPart) -> RowPart {
+        RowPart {
+            units: part.units,
+            selected: part.selected.clone(),
+            properties: part.properties,
+            ledger: part
+                .ledger
+                .iter()
+                .map(|s| UnitSearchJson {
+                    unit: s.unit,
+                    phase: s.phase.name(),
+                    executions: s.executions,
+                    micros: s.micros,
+                    bounded: s.bounded,
+                    counterexamples: s.counterexamples.iter().map(PropertyCounterexample::of).collect(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The searches as [`combine`] reads them.
+    fn searches(&self) -> Result<Vec<UnitSearch<PropertyCounterexample>>, String> {
+        self.ledger
+            .iter()
+            .map(|s| {
+                Ok(UnitSearch {
+                    unit: s.unit,
+                    phase: Phase::from_name(&s.phase)?,
+                    executions: s.executions,
+                    micros: s.micros,
+                    bounded: s.bounded,
+                    counterexamples: s.counterexamples.clone(),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Executions and milliseconds up to and including a counterexample's execution.
@@ -176,31 +283,72 @@ pub fn judge(verdict: Verdict, violated: &[String], expected_violated: &[String]
 
 impl Row {
     pub fn new(scenario: &str, revision: &RevisionInfo, checker: Checker, outcome: &Outcome) -> Row {
-        let violated: Vec<String> = outcome.violated().into_iter().map(String::from).collect();
         let expected_violated: Vec<String> =
             revision.expected_violated(checker).into_iter().map(String::from).collect();
-        let may_miss: Vec<String> = revision.may_miss(checker).into_iter().map(String::from).collect();
-        let verdict = Verdict::of(outcome.bounded, !violated.is_empty());
-        Row {
+        let mut row = Row {
             scenario: scenario.into(),
             revision: revision.name.into(),
             checker,
             expected: Verdict::of(false, !expected_violated.is_empty()),
-            verdict,
+            verdict: Verdict::Pass,
             executions: outcome.executions,
             configurations: outcome.configurations,
             millis: outcome.millis,
             bounds: outcome.bounds.iter().cloned().collect(),
-            property: outcome.counterexamples.first().map(|c| c.property.to_string()),
-            counterexample: outcome.counterexamples.first().map(CounterexampleJson::from),
-            counterexamples: outcome.counterexamples.iter().map(|c| (c.property.to_string(), c.into())).collect(),
-            first_counterexample: outcome.counterexamples.first().and_then(|c| c.found).map(FoundJson::from),
-            min_preemptions: outcome.counterexamples.iter().filter_map(|c| c.min_preemptions).min(),
-            matched: judge(verdict, &violated, &expected_violated, &may_miss),
-            violated,
+            property: None,
+            counterexample: None,
+            counterexamples: BTreeMap::new(),
+            first_counterexample: None,
+            min_preemptions: None,
+            matched: false,
+            violated: Vec::new(),
             expected_violated,
-            may_miss,
+            may_miss: revision.may_miss(checker).into_iter().map(String::from).collect(),
+            part: outcome.loom_part.as_ref().map(RowPart::of),
+        };
+        row.set_findings(outcome.bounded, outcome.counterexamples.iter().map(PropertyCounterexample::of).collect());
+        row
+    }
+
+    /// Set what the row found from its counterexamples (one per violated property, in the order
+    /// found) and whether its search was cut short, and judge it.
+    fn set_findings(&mut self, bounded: bool, counterexamples: Vec<PropertyCounterexample>) {
+        self.property = counterexamples.first().map(|c| c.property.clone());
+        self.counterexample = counterexamples.first().map(|c| c.counterexample.clone());
+        self.first_counterexample = self.counterexample.as_ref().and_then(|c| c.found);
+        self.min_preemptions = counterexamples.iter().filter_map(|c| c.counterexample.min_preemptions).min();
+        self.counterexamples = counterexamples.into_iter().map(|c| (c.property, c.counterexample)).collect();
+        self.violated = self.counterexamples.keys().cloned().collect();
+        self.verdict = Verdict::of(bounded, !self.violated.is_empty());
+        self.matched = judge(self.verdict, &self.violated, &self.expected_violated, &self.may_miss);
+    }
+
+    /// Put parts of one loom row together: their searches combined as one process runs them
+    /// ([`combine`]), the time added. The result is the whole row when the parts cover every
+    /// unit, else a larger part.
+    fn join(parts: Vec<Row>) -> Result<Row, String> {
+        let mut parts = parts.into_iter();
+        let mut row = parts.next().ok_or("no parts to join")?;
+        let name = format!("{} {} {}", row.scenario, row.revision, row.checker.name());
+        let mut part = row.part.take().ok_or_else(|| format!("row {name} appears twice, once whole"))?;
+        for other in parts {
+            let p = other.part.ok_or_else(|| format!("row {name} appears twice, once whole"))?;
+            if (p.units, p.properties) != (part.units, part.properties) {
+                return Err(format!("the parts of row {name} come from different builds or tiers"));
+            }
+            if let Some(u) = p.selected.iter().find(|u| part.selected.contains(u)) {
+                return Err(format!("unit {u} of row {name} is in two parts"));
+            }
+            part.selected.extend(p.selected);
+            part.ledger.extend(p.ledger);
+            row.millis += other.millis;
         }
+        part.selected.sort_unstable();
+        let combined = combine(&part.searches()?, part.properties);
+        row.executions = combined.executions;
+        row.set_findings(combined.bounded, combined.counterexamples);
+        row.part = (part.selected.len() < part.units).then_some(part);
+        Ok(row)
     }
 
     /// The properties this row may miss and did.
@@ -243,6 +391,11 @@ pub struct Matrix {
 }
 
 impl Matrix {
+    /// Rows of one run, unsharded, as one matrix (for joining).
+    pub fn of_rows(tier: Tier, rows: Vec<Row>) -> Matrix {
+        Matrix::new(tier, None, rows)
+    }
+
     fn new(tier: Tier, shard: Option<String>, results: Vec<Row>) -> Matrix {
         let matched = results.iter().filter(|r| r.matched).count();
         let may_miss = results
@@ -322,6 +475,9 @@ pub struct Filter {
     pub shard: Shard,
     /// Of the shard's rows, every `count`-th from `index`: one process's share under `--jobs`.
     pub part: Shard,
+    /// loom: of the one row `part` selects, only these units (a `--jobs` process's share of a row
+    /// split below the row).
+    pub units: Option<Vec<usize>>,
 }
 
 impl Default for Filter {
@@ -332,6 +488,7 @@ impl Default for Filter {
             checkers: Vec::new(),
             shard: Shard::WHOLE,
             part: Shard::WHOLE,
+            units: None,
         }
     }
 }
@@ -439,12 +596,23 @@ pub enum Progress<'a> {
     Finished(&'a Row),
 }
 
-/// One selected row with the bounds it runs under (shuttle rows carry their shard's iterations).
+/// One selected row with the bounds it runs under (shuttle rows carry their shard's iterations, a
+/// loom row split over shards its shard's units).
 pub struct PlannedRow {
     pub scenario: &'static dyn Scenario,
     pub revision: &'static str,
     pub checker: Checker,
     bounds: Bounds,
+}
+
+impl PlannedRow {
+    /// loom: the units of the row this plan runs (all of them unless a shard has a share).
+    pub fn loom_units(&self) -> Result<Vec<usize>, String> {
+        match &self.bounds.loom_units {
+            Some(units) => Ok(units.clone()),
+            None => Ok((0..self.scenario.loom_units(self.revision, &self.bounds)?).collect()),
+        }
+    }
 }
 
 /// Validate the filter and list this shard's rows in catalogue order (before `part` applies).
@@ -476,6 +644,15 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
                 let planned = |bounds| PlannedRow { scenario: s, revision: rev.name, checker, bounds };
                 if matches!(checker, Checker::ShuttlePct | Checker::ShuttleRandom) {
                     rows.push(planned(shard.shuttle_bounds(bounds)));
+                } else if checker == Checker::Loom && shard.count > 1 {
+                    // Units dealt round-robin, continuing across rows.
+                    let n = s.loom_units(rev.name, bounds)?;
+                    let mine: Vec<usize> = (0..n).filter(|u| (dealt + u) % shard.count == shard.index).collect();
+                    dealt += n;
+                    if !mine.is_empty() {
+                        let loom_units = (mine.len() < n).then_some(mine);
+                        rows.push(planned(Bounds { loom_units, ..bounds.clone() }));
+                    }
                 } else {
                     if dealt % shard.count == shard.index {
                         rows.push(planned(bounds.clone()));
@@ -492,7 +669,17 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
 /// `progress` sees each row start and finish.
 pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Progress<'_>)) -> Result<Matrix, String> {
     let (skip, step) = (filter.part.index, filter.part.count);
-    let rows: Vec<PlannedRow> = select_rows(filter, bounds)?.into_iter().skip(skip).step_by(step).collect();
+    let mut rows: Vec<PlannedRow> = select_rows(filter, bounds)?.into_iter().skip(skip).step_by(step).collect();
+    if let Some(units) = &filter.units {
+        let [row] = &mut rows[..] else {
+            return Err("--units applies to one row: select it with --part".into());
+        };
+        let all = row.loom_units()?;
+        if row.checker != Checker::Loom || units.iter().any(|u| !all.contains(u)) {
+            return Err(format!("--units: not units of the selected loom row (it has {all:?})"));
+        }
+        row.bounds.loom_units = Some(units.clone());
+    }
     progress(Progress::Planned(rows.len()));
     let mut results = Vec::new();
     for r in rows {
@@ -504,11 +691,32 @@ pub fn run_matrix(filter: &Filter, bounds: &Bounds, mut progress: impl FnMut(Pro
     Ok(Matrix::new(bounds.tier, filter.shard.label(), results))
 }
 
-/// Put the rows of several parts of one run together again, in catalogue order (for `--jobs`).
-pub fn join_parts(tier: Tier, shard: Shard, parts: Vec<Matrix>) -> Matrix {
-    let mut rows: Vec<Row> = parts.into_iter().flat_map(|m| m.results).collect();
+/// Put the rows of several parts of one run together again, in catalogue order (for `--jobs`):
+/// the parts of a loom row split below the row joined ([`Row::join`]).
+pub fn join_parts(tier: Tier, shard: Shard, parts: Vec<Matrix>) -> Result<Matrix, String> {
+    let mut rows = Vec::new();
+    for group in group_rows(parts.into_iter().flat_map(|m| m.results).collect()) {
+        rows.push(if group.len() > 1 { Row::join(group)? } else { group.into_iter().next().expect("a group") });
+    }
+    Ok(Matrix::new(tier, shard.label(), rows))
+}
+
+/// Rows grouped by (scenario, revision, checker), the groups in catalogue order, each group's
+/// rows in the order given.
+fn group_rows(mut rows: Vec<Row>) -> Vec<Vec<Row>> {
     rows.sort_by_key(catalogue_order);
-    Matrix::new(tier, shard.label(), rows)
+    let mut groups: Vec<Vec<Row>> = Vec::new();
+    for row in rows {
+        match groups.last_mut() {
+            Some(g)
+                if (&g[0].scenario, &g[0].revision, g[0].checker) == (&row.scenario, &row.revision, row.checker) =>
+            {
+                g.push(row)
+            }
+            _ => groups.push(vec![row]),
+        }
+    }
+    groups
 }
 
 /// A row's place in the catalogue: scenario, revision, checker.
@@ -519,10 +727,11 @@ fn catalogue_order(r: &Row) -> (usize, usize, Checker) {
     (s, v, r.checker)
 }
 
-/// Recombine the shards of one split run (any order) into the whole matrix: per row, executions
-/// and time add up, violated properties unite (the first counterexample of each, by shard
-/// order), a row is `bounded` if any shard's part was, and the verdict is judged again against
-/// the expectation.
+/// Recombine the shards of one split run (any order) into the whole matrix: a loom row's parts
+/// joined as one process runs them ([`Row::join`]; every unit must be there); a shuttle row's
+/// executions and time added, violated properties united (the first counterexample of each, by
+/// shard order), `bounded` if any shard's part was; each verdict judged again against the
+/// expectation.
 pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
     let mut parts: Vec<(Shard, Matrix)> = shards
         .into_iter()
@@ -543,18 +752,27 @@ pub fn merge(shards: Vec<Matrix>) -> Result<Matrix, String> {
         return Err("the shards were run at different tiers".into());
     }
     let mut merged: Vec<Row> = Vec::new();
-    for (_, m) in parts {
-        for row in m.results {
-            match merged
-                .iter_mut()
-                .find(|r| (&r.scenario, &r.revision, &r.checker) == (&row.scenario, &row.revision, &row.checker))
-            {
-                None => merged.push(row),
-                Some(into) => absorb(into, row),
+    for group in group_rows(parts.into_iter().flat_map(|(_, m)| m.results).collect()) {
+        if group.iter().any(|r| r.part.is_some()) {
+            let row = Row::join(group)?;
+            if let Some(part) = &row.part {
+                let missing: Vec<usize> = (0..part.units).filter(|u| !part.selected.contains(u)).collect();
+                return Err(format!(
+                    "row {} {} {}: no shard ran units {missing:?} of its {}",
+                    row.scenario,
+                    row.revision,
+                    row.checker.name(),
+                    part.units
+                ));
             }
+            merged.push(row);
+        } else {
+            let mut group = group.into_iter();
+            let mut row = group.next().expect("a group has a row");
+            group.for_each(|part| absorb(&mut row, part));
+            merged.push(row);
         }
     }
-    merged.sort_by_key(catalogue_order);
     Ok(Matrix::new(tier, None, merged))
 }
 

@@ -1,17 +1,21 @@
 //! The process pool: matrix rows run each in a child process of this binary (`wbcheck matrix
-//! --part K/ROWS` runs row K), `jobs` at a time. Processes rather than threads: loom and the
+//! --part K/ROWS` runs row K; `--units U,V,...` only those units of a loom row), `jobs` at a time. Processes rather than threads: loom and the
 //! runner's panic hook keep per-process state, and a row that aborts takes only its own process
 //! down. `wbcheck matrix --jobs N` runs its rows here, and `wbcheck bench` times it.
 
-use crate::matrix::{join_parts, select_rows, Filter, Matrix, Progress};
+use crate::matrix::{join_parts, select_rows, Filter, Matrix, Progress, Row};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use wb_models::bounds::Bounds;
+use wb_models::harness::units::deal;
 use wb_models::outcome::Checker;
 
 /// Run the rows `filter` selects (its `part` must be whole) at `bounds`, `jobs` processes at a
 /// time, loom rows first: they are the long ones, and a pool drained longest first finishes
-/// soonest. `progress` sees each row start and finish, from the pool's threads.
+/// soonest. A loom row with more than one unit is split below the row: its units dealt into up
+/// to `2 * jobs` parts, one process each (more parts than processes, so a part that runs long
+/// leaves the others to the free process), joined again as one process would have run the row.
+/// `progress` sees each row start (its first part) and finish (its last), from the pool's threads.
 pub fn run(
     filter: &Filter,
     bounds: &Bounds,
@@ -22,12 +26,25 @@ pub fn run(
     let rows = select_rows(filter, bounds)?;
     let total = rows.len();
     progress(Progress::Planned(total));
-    let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by_key(|&i| rows[i].checker != Checker::Loom);
-    let command = |k: usize| {
+    // (row, its units for this process; None: the row as selected).
+    let mut items: Vec<(usize, Option<Vec<usize>>)> = Vec::new();
+    for (k, row) in rows.iter().enumerate() {
+        let parts = if row.checker == Checker::Loom { deal(&row.loom_units()?, 2 * jobs) } else { vec![] };
+        if parts.len() > 1 {
+            items.extend(parts.into_iter().map(|units| (k, Some(units))));
+        } else {
+            items.push((k, None));
+        }
+    }
+    items.sort_by_key(|&(k, _)| rows[k].checker != Checker::Loom);
+    let command = |k: usize, units: &Option<Vec<usize>>| {
         let mut cmd = std::process::Command::new(&exe);
         cmd.args(["matrix", "--format", "json", "--quiet", "--tier", bounds.tier.name()]);
         cmd.args(["--part", &format!("{}/{total}", k + 1)]);
+        if let Some(units) = units {
+            let list: Vec<String> = units.iter().map(usize::to_string).collect();
+            cmd.args(["--units", &list.join(",")]);
+        }
         for s in &filter.scenarios {
             cmd.args(["--scenario", s]);
         }
@@ -44,32 +61,56 @@ pub fn run(
         cmd
     };
     let next = AtomicUsize::new(0);
+    // Per row: its parts started, its parts not yet finished, and the finished parts' rows.
+    let state = Mutex::new(
+        (0..total)
+            .map(|k| (0, items.iter().filter(|(i, _)| *i == k).count(), Vec::new()))
+            .collect::<Vec<(usize, usize, Vec<Row>)>>(),
+    );
     let results = Mutex::new(Vec::new());
     let worker = || -> Result<(), String> {
-        while let Some(&k) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let row = &rows[k];
-            progress(Progress::Started {
-                scenario: row.scenario.info().name,
-                revision: row.revision,
-                checker: row.checker,
-            });
-            let out =
-                command(k).output().map_err(|e| format!("cannot run the matrix process for row {}: {e}", k + 1))?;
+        while let Some((k, units)) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let row = &rows[*k];
+            let first = {
+                let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+                st[*k].0 += 1;
+                st[*k].0 == 1
+            };
+            if first {
+                progress(Progress::Started {
+                    scenario: row.scenario.info().name,
+                    revision: row.revision,
+                    checker: row.checker,
+                });
+            }
+            let out = command(*k, units)
+                .output()
+                .map_err(|e| format!("cannot run the matrix process for row {}: {e}", k + 1))?;
             let m: Matrix = serde_json::from_slice(&out.stdout).map_err(|_| {
                 let err = String::from_utf8_lossy(&out.stderr);
                 err.trim().strip_prefix("error: ").unwrap_or(err.trim()).to_string()
             })?;
-            m.results.iter().for_each(|r| progress(Progress::Finished(r)));
-            results.lock().unwrap_or_else(|e| e.into_inner()).push(m);
+            let done = {
+                let mut st = state.lock().unwrap_or_else(|e| e.into_inner());
+                let entry = &mut st[*k];
+                entry.1 -= 1;
+                entry.2.extend(m.results);
+                (entry.1 == 0).then(|| std::mem::take(&mut entry.2))
+            };
+            if let Some(parts) = done {
+                let joined = join_parts(bounds.tier, filter.shard, vec![Matrix::of_rows(bounds.tier, parts)])?;
+                joined.results.iter().for_each(|r| progress(Progress::Finished(r)));
+                results.lock().unwrap_or_else(|e| e.into_inner()).push(joined);
+            }
         }
         Ok(())
     };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs.min(total)).map(|_| scope.spawn(worker)).collect();
+        let workers: Vec<_> = (0..jobs.min(items.len())).map(|_| scope.spawn(worker)).collect();
         workers.into_iter().try_for_each(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
     })?;
     let parts = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok(join_parts(bounds.tier, filter.shard, parts))
+    join_parts(bounds.tier, filter.shard, parts)
 }
 
 /// The variables under which a child's `Bounds::from_env` gives `b` (loom's own `LOOM_*`

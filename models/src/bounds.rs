@@ -56,6 +56,10 @@ pub struct Bounds {
     pub shuttle_iterations: usize,
     pub pct_depth: usize,
     pub seed: u64,
+    /// loom: run only these units of a row (variant, placement pairs, numbered in the order one
+    /// process runs them: [`crate::harness::units`]); `None` runs them all. Set by the matrix when
+    /// it splits a row over processes or shards, never from the environment.
+    pub loom_units: Option<Vec<usize>>,
 }
 
 impl Bounds {
@@ -76,6 +80,7 @@ impl Bounds {
             shuttle_iterations: pick(10_000, 50_000, 200_000),
             pct_depth: 3,
             seed: 1,
+            loom_units: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! counterexample of each violated property. Violations are values: a run keeps exploring after
 //! one, until every property has failed or the search ends.
 
+use crate::harness::units::{Found, UnitSearch};
 use std::collections::BTreeSet;
 use wb_core::trace::Step;
 
@@ -79,6 +80,43 @@ pub struct Outcome {
     pub counterexamples: Vec<Counterexample>,
     /// The bounds used, as (name, value) pairs for the JSON `bounds` object.
     pub bounds: Vec<(String, u64)>,
+    /// loom, when the run was some units of the row ([`crate::bounds::Bounds::loom_units`]):
+    /// the unit searches, for combining with the other parts.
+    pub loom_part: Option<LoomPart>,
+}
+
+/// Some units of a loom row and their searches ([`crate::harness::units`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoomPart {
+    /// How many units the whole row has.
+    pub units: usize,
+    /// The units this part ran.
+    pub selected: Vec<usize>,
+    /// How many properties the row's loom search checks (it stops once all are violated).
+    pub properties: usize,
+    pub ledger: Vec<UnitSearch<Counterexample>>,
+}
+
+impl Found for Counterexample {
+    fn property(&self) -> &str {
+        self.property
+    }
+
+    fn rank(&self) -> (bool, usize) {
+        crate::harness::rank(&self.steps, |s| !s.stale.is_empty())
+    }
+
+    fn found(&self) -> Option<FirstFound> {
+        self.found
+    }
+
+    fn min_preemptions(&self) -> Option<usize> {
+        self.min_preemptions
+    }
+
+    fn set_found(&mut self, found: Option<FirstFound>, min_preemptions: Option<usize>) {
+        (self.found, self.min_preemptions) = (found, min_preemptions);
+    }
 }
 
 /// Executions run and time spent up to and including a counterexample's execution.

@@ -117,6 +117,10 @@ pub trait Scenario: Sync {
         bounds: &Bounds,
     ) -> Result<Replayed, String>;
 
+    /// How many units of work (variant, placement pairs) `revision`'s loom row has at `bounds`'
+    /// tier ([`crate::harness::units`]).
+    fn loom_units(&self, revision: &str, bounds: &Bounds) -> Result<usize, String>;
+
     /// How large `revision`'s loom model is at `bounds`' tier, in the units of the c11
     /// differential tests ([`crate::harness::sizes`]).
     fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String>;
@@ -159,6 +163,10 @@ impl<S: ModelScenario> Scenario for S {
         bounds: &Bounds,
     ) -> Result<Replayed, String> {
         crate::harness::replay(&self.model(revision, checker, bounds.tier)?, checker, schedule, bounds)
+    }
+
+    fn loom_units(&self, revision: &str, bounds: &Bounds) -> Result<usize, String> {
+        Ok(crate::harness::loom_unit_count(&self.model(revision, Checker::Loom, bounds.tier)?))
     }
 
     fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String> {

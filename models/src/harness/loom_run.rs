@@ -8,10 +8,12 @@
 //! and returns execution N's trace. The handle survives a rebuild of the same source; a change to
 //! the model or the core changes the walk, and the replayed trace says so by differing.
 
+use super::units::{combine, Phase, UnitSearch};
 use super::{execute_and_record, is_stop, lock, Collector, LoomRun, Model, Replayed, Stop, StopExploring};
 use crate::bounds::{Bounds, Tier};
-use crate::outcome::{FirstFound, Outcome, CHECKER_ERROR};
+use crate::outcome::{Counterexample, LoomPart, Outcome, CHECKER_ERROR};
 use crate::panic::{payload_message, Capture};
+use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -28,70 +30,114 @@ use wb_core::trace::Trace;
 /// the verdict and the ranking. Without a bound: the unbounded search, then the bounded ones
 /// below it for the properties it found. A run whose time or permutation limit cut it short
 /// reports `bounded` (loom itself returns as if the search had finished).
+///
+/// `bounds.loom_units` runs only those units of the row ([`super::units`]): the outcome then
+/// carries its unit searches ([`LoomPart`]) for `wbcheck merge` to combine with the other parts.
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let start = Instant::now();
-    let mut outcome = match bounds.loom_preemptions {
-        Some(max) => deepen(model, bounds, max, start),
-        None => {
-            let (mut outcome, _) = explore(model, bounds, true, model.loom_property_count());
-            minimise_preemptions(model, bounds, &mut outcome);
-            outcome
-        }
+    let runs = loom_runs(model);
+    let selected: Vec<usize> = match &bounds.loom_units {
+        Some(units) => units.iter().copied().filter(|&u| u < runs.len()).collect(),
+        None => (0..runs.len()).collect(),
     };
-    outcome.millis = start.elapsed().as_millis() as u64;
-    outcome.bounds = loom_bounds(model, bounds);
-    outcome.configurations = model.configurations();
+    let properties = model.loom_property_count();
+    let ledger = match bounds.loom_preemptions {
+        Some(max) => deepen(&runs, &selected, bounds, max, properties),
+        None => unbounded(&runs, &selected, bounds, properties),
+    };
+    let row = combine(&ledger, properties);
+    let mut outcome = Outcome {
+        executions: row.executions,
+        bounded: row.bounded,
+        counterexamples: row.counterexamples,
+        millis: start.elapsed().as_millis() as u64,
+        bounds: loom_bounds(model, bounds),
+        configurations: model.configurations(),
+        loom_part: None,
+    };
+    if bounds.loom_units.is_some() {
+        outcome.loom_part = Some(LoomPart { units: runs.len(), selected, properties, ledger });
+    }
     outcome
 }
 
-/// Iterative deepening up to `max`: each search ranked and in full; a property's counterexample is
-/// the best at the first bound that has one; its `found` counts the executions and time of the
-/// searches before it too (the row's time to that bug).
-fn deepen<M: Model>(model: &M, bounds: &Bounds, max: usize, start: Instant) -> Outcome {
-    let mut outcome = Outcome::default();
+/// How many units of work (variant, placement pairs) a loom row of `model` has.
+pub fn loom_unit_count<M: Model>(model: &M) -> usize {
+    loom_runs(model).len()
+}
+
+/// Iterative deepening up to `max` over the `selected` units: at each bound every unit's search
+/// ranked and in full, stopping after the bound at which the properties found cover them all.
+fn deepen<M: Model>(
+    runs: &[Run<M>],
+    selected: &[usize],
+    bounds: &Bounds,
+    max: usize,
+    properties: usize,
+) -> Vec<UnitSearch<Counterexample>> {
+    let mut ledger = Vec::new();
+    let mut found = BTreeSet::new();
     for k in 0..=max {
-        let micros_before = start.elapsed().as_micros() as u64;
-        let (at_k, _) = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true, usize::MAX);
-        merge_smaller(&mut outcome, at_k, k, micros_before);
-        if outcome.counterexamples.iter().filter(|c| c.property != CHECKER_ERROR).count() >= model.loom_property_count()
-        {
+        let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
+        for &unit in selected {
+            let (search, _) = search_unit(&runs[unit], unit, Phase::Bound(k), &at_k, &BTreeSet::new(), usize::MAX);
+            found.extend(search.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR));
+            ledger.push(search);
+        }
+        if found.len() >= properties {
             break;
         }
     }
-    outcome
+    ledger
 }
 
-/// Add the search at bound `k` to `outcome`: its executions, and its counterexamples of the
-/// properties `outcome` has none for yet, with `found` counted from the row's start (the search
-/// began `micros_before` into the row).
-fn merge_smaller(outcome: &mut Outcome, at_k: Outcome, k: usize, micros_before: u64) {
-    let executions_before = outcome.executions;
-    outcome.executions += at_k.executions;
-    outcome.bounded |= at_k.bounded;
-    for cx in at_k.counterexamples {
-        if outcome.counterexample(cx.property).is_none() {
-            let found = cx
-                .found
-                .map(|f| FirstFound { executions: executions_before + f.executions, micros: micros_before + f.micros });
-            let min_preemptions = cx.min_preemptions.or(Some(k));
-            outcome.counterexamples.push(super::Counterexample { found, min_preemptions, ..cx });
+/// The unbounded search over the `selected` units, stopping once every property is violated;
+/// then re-search at preemption bounds 0, 1, 2, ... until every property it violated has been
+/// seen (the smallest bound of each, [`combine`] takes the best counterexample there).
+fn unbounded<M: Model>(
+    runs: &[Run<M>],
+    selected: &[usize],
+    bounds: &Bounds,
+    properties: usize,
+) -> Vec<UnitSearch<Counterexample>> {
+    let mut ledger = Vec::new();
+    let mut violated = BTreeSet::new();
+    for &unit in selected {
+        let (search, stopped) = search_unit(&runs[unit], unit, Phase::Unbounded, bounds, &violated, properties);
+        violated.extend(search.counterexamples.iter().map(|c| c.property));
+        ledger.push(search);
+        if stopped {
+            break;
         }
     }
+    violated.remove(CHECKER_ERROR);
+    let mut k = 0;
+    while !violated.is_empty() {
+        let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
+        for &unit in selected {
+            let (search, _) = search_unit(&runs[unit], unit, Phase::Minimise(k), &at_k, &BTreeSet::new(), usize::MAX);
+            for c in &search.counterexamples {
+                violated.remove(c.property);
+            }
+            ledger.push(search);
+        }
+        k += 1;
+    }
+    ledger
 }
 
-/// Every (variant, placement) pair loom runs, in the order it runs them.
-/// The configured search alone, without [`run_loom`]'s smallest-bound search: the same loom
-/// work a hand-written model of the scenario does (the overhead measurement).
-pub fn run_loom_search<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
-    explore(model, bounds, false, model.loom_property_count()).0
-}
+/// One unit of a loom row: a variant, its index, one of its placements and that placement's index.
+type Run<M> = (M, usize, Vec<CpuPlan>, usize);
 
-fn loom_runs<M: Model>(model: &M) -> Vec<(M, Vec<CpuPlan>)> {
-    model
-        .loom_variants()
-        .into_iter()
-        .flat_map(|variant| variant.loom_placements().into_iter().map(move |plans| (variant.clone(), plans)))
-        .collect()
+/// Every unit loom runs, in the order it runs them.
+fn loom_runs<M: Model>(model: &M) -> Vec<Run<M>> {
+    let mut runs = Vec::new();
+    for (variant_index, variant) in model.loom_variants().into_iter().enumerate() {
+        for (placement_index, plans) in variant.loom_placements().into_iter().enumerate() {
+            runs.push((variant.clone(), variant_index, plans, placement_index));
+        }
+    }
+    runs
 }
 
 fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder {
@@ -105,92 +151,63 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder 
     builder
 }
 
-/// One search at `bounds.loom_preemptions`, stopping once `stop_at` properties are violated:
-/// unranked, it keeps the first counterexample of each; ranked, the first in
-/// [`Collector::record`]'s order. Returns whether it ran in full (it did not stop).
-fn explore<M: Model>(model: &M, bounds: &Bounds, rank: bool, stop_at: usize) -> (Outcome, bool) {
+/// One unit's search at `bounds.loom_preemptions`, ranked ([`Collector::record`]), stopping once
+/// the properties it violates and those in `violated` number `stop_at`. Returns the search and
+/// whether it stopped early.
+fn search_unit<M: Model>(
+    run: &Run<M>,
+    unit: usize,
+    phase: Phase,
+    bounds: &Bounds,
+    violated: &BTreeSet<&'static str>,
+    stop_at: usize,
+) -> (UnitSearch<Counterexample>, bool) {
+    let (variant, variant_index, plans, placement_index) = run;
     let capture = Capture::start();
-    let shared = Collector::new(stop_at);
-    let mut bounded = false;
-    let variants = model.loom_variants();
-    for (variant_index, variant) in variants.iter().enumerate() {
-        for (placement_index, plans) in variant.loom_placements().into_iter().enumerate() {
-            let placement = variant.placement_label(&plans);
-            let preemptions = variant.loom_variant_preemptions(bounds.loom_preemptions);
-            let builder = builder(bounds, preemptions);
-            let before = {
-                let mut c = lock(&shared);
-                c.loom_run = Some(LoomRun {
-                    tier: bounds.tier,
-                    variant: variant_index,
-                    placement: placement_index,
-                    preemptions,
-                    first_execution: c.outcome.executions,
-                    rank,
-                });
-                c.outcome.executions
-            };
-            let (m, s, label) = (variant.clone(), shared.clone(), placement.clone());
-            let placement_start = Instant::now();
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                builder.check(move || {
-                    execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
-                })
-            }));
-            let explored = lock(&shared).outcome.executions - before;
-            match result {
-                Ok(()) => {
-                    let out_of_time = bounds.loom_max_duration.is_some_and(|d| placement_start.elapsed() >= d);
-                    let out_of_permutations = bounds.loom_max_permutations.is_some_and(|p| explored as usize >= p);
-                    bounded |= out_of_time || out_of_permutations;
-                }
-                Err(payload) if is_stop(&*payload) => return (finish(&shared, bounded), false),
-                Err(payload) => {
-                    let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
-                    lock(&shared).record_panic(format!("loom: {message}"));
-                }
-            }
+    let shared = Collector::new(stop_at, violated.clone());
+    let placement = variant.placement_label(plans);
+    let preemptions = variant.loom_variant_preemptions(bounds.loom_preemptions);
+    lock(&shared).loom_run = Some(LoomRun {
+        tier: bounds.tier,
+        variant: *variant_index,
+        placement: *placement_index,
+        preemptions,
+        first_execution: 0,
+        rank: true,
+    });
+    let (m, s, label, plans) = (variant.clone(), shared.clone(), placement.clone(), plans.clone());
+    let start = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        builder(bounds, preemptions).check(move || {
+            execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
+        })
+    }));
+    let (mut stopped, finished) = (false, result.is_ok());
+    match result {
+        Ok(()) => {}
+        Err(payload) if is_stop(&*payload) => stopped = true,
+        Err(payload) => {
+            let message = capture.take_message().unwrap_or_else(|| payload_message(&*payload));
+            lock(&shared).record_panic(format!("loom: {message}"));
         }
     }
-    (finish(&shared, bounded), true)
-}
-
-fn finish(shared: &super::Shared, bounded: bool) -> Outcome {
-    let mut c = lock(shared);
-    c.outcome.bounded = bounded;
-    std::mem::take(&mut c.outcome)
-}
-
-/// After an unbounded search: re-search at preemption bounds 0, 1, 2, ... until every property it
-/// violated has been seen, each search ranked and in full, and replace each counterexample with
-/// the best one at the smallest bound with one (its `found` stays the unbounded run's). The
-/// executions are added to the row.
-fn minimise_preemptions<M: Model>(model: &M, bounds: &Bounds, outcome: &mut Outcome) {
-    let mut remaining: Vec<&'static str> =
-        outcome.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR).collect();
-    let mut k = 0;
-    while !remaining.is_empty() {
-        let (at_k, _) = explore(model, &Bounds { loom_preemptions: Some(k), ..bounds.clone() }, true, usize::MAX);
-        outcome.executions += at_k.executions;
-        for smaller in at_k.counterexamples {
-            if let Some(i) = remaining.iter().position(|p| *p == smaller.property) {
-                remaining.remove(i);
-                let cx = outcome
-                    .counterexamples
-                    .iter_mut()
-                    .find(|c| c.property == smaller.property)
-                    .expect("a wanted property has a counterexample");
-                let min_preemptions = smaller.min_preemptions.or(Some(k));
-                *cx = super::Counterexample { found: cx.found, min_preemptions, ..smaller };
-            }
-        }
-        k += 1;
-    }
+    let outcome = std::mem::take(&mut lock(&shared).outcome);
+    let out_of_time = bounds.loom_max_duration.is_some_and(|d| start.elapsed() >= d);
+    let out_of_permutations = bounds.loom_max_permutations.is_some_and(|p| outcome.executions as usize >= p);
+    let search = UnitSearch {
+        unit,
+        phase,
+        executions: outcome.executions,
+        micros: start.elapsed().as_micros() as u64,
+        bounded: finished && (out_of_time || out_of_permutations),
+        counterexamples: outcome.counterexamples,
+    };
+    (search, stopped)
 }
 
 fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     let mut v = model.size();
-    v.push(("placements".into(), loom_runs(model).len() as u64));
+    v.push(("placements".into(), loom_unit_count(model) as u64));
     if let Some(p) = bounds.loom_preemptions {
         v.push(("preemptions".into(), p as u64));
     }

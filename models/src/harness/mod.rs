@@ -5,12 +5,14 @@ mod loom_run;
 pub mod record;
 pub mod schedule;
 mod shuttle_run;
+pub mod units;
 
-pub use loom_run::{replay_loom, run_loom, run_loom_search, LoomHandle};
+pub use loom_run::{loom_unit_count, replay_loom, run_loom, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};
 
 use crate::bounds::{Bounds, Tier};
 use crate::outcome::{Checker, Counterexample, FirstFound, Outcome, Violation, CHECKER_ERROR};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use wb_core::ctx::CpuPlan;
@@ -128,6 +130,9 @@ struct Collector {
     outcome: Outcome,
     started: std::time::Instant,
     properties: usize,
+    /// Properties violated before this search began (by the row's earlier units): they count
+    /// towards stopping once every property is violated.
+    already: BTreeSet<&'static str>,
     /// The execution in progress, for reporting a panic with its trace.
     current: Option<(Arc<Trace>, String)>,
     /// The loom search in progress, for naming each counterexample's execution in its handle.
@@ -149,9 +154,14 @@ struct LoomRun {
 /// The order counterexamples of one property found at one preemption bound are ranked in: one
 /// without a stale read first (an interleaving a reviewer can follow without weak memory),
 /// then the fewest steps. A stale mark compares a load with the stores that ran before it in
-/// the execution, so it is loom's execution order that decides it.
-fn rank(steps: &[wb_core::trace::Step]) -> (bool, usize) {
-    (steps.iter().any(|s| !s.stale.is_empty()), steps.len())
+/// the execution, so it is loom's execution order that decides it. `stale`: whether a step has a
+/// stale read (the JSON matrix ranks its own steps the same way).
+pub fn rank<S>(steps: &[S], stale: impl Fn(&S) -> bool) -> (bool, usize) {
+    (steps.iter().any(stale), steps.len())
+}
+
+fn has_stale(step: &wb_core::trace::Step) -> bool {
+    !step.stale.is_empty()
 }
 
 type Shared = Arc<Mutex<Collector>>;
@@ -161,11 +171,12 @@ fn lock(shared: &Shared) -> MutexGuard<'_, Collector> {
 }
 
 impl Collector {
-    fn new(properties: usize) -> Shared {
+    fn new(properties: usize, already: BTreeSet<&'static str>) -> Shared {
         Arc::new(Mutex::new(Collector {
             outcome: Outcome::default(),
             started: std::time::Instant::now(),
             properties,
+            already,
             current: None,
             loom_run: None,
         }))
@@ -195,7 +206,7 @@ impl Collector {
                     None => trace.len() < cx.steps.len(),
                     Some(run) if run.rank => {
                         let candidate = steps.get_or_insert_with(|| trace.steps());
-                        rank(candidate) < rank(&cx.steps)
+                        rank(candidate, has_stale) < rank(&cx.steps, has_stale)
                     }
                     Some(_) => false,
                 };
@@ -245,7 +256,7 @@ impl Collector {
     }
 
     fn all_violated(&self) -> bool {
-        self.outcome.violated().len() >= self.properties
+        self.outcome.violated().union(&self.already).count() >= self.properties
     }
 
     /// Turn a panic that escaped an execution into a `checker-error` counterexample.

@@ -100,7 +100,7 @@ pub fn run_shuttle<M: Model>(model: &M, kind: ShuttleKind, bounds: &Bounds) -> O
 
 fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Bounds) -> Outcome {
     let capture = Capture::start();
-    let shared = Collector::new(model.properties().len());
+    let shared = Collector::new(model.properties().len(), Default::default());
     let tape = Arc::new(Mutex::new(Tape::default()));
     let scheduler =
         Recording { inner: ManuallyDrop::new(inner), tape: tape.clone(), shared: shared.clone(), stopped_early: false };
