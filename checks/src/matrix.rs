@@ -624,6 +624,10 @@ pub fn select_rows(filter: &Filter, bounds: &Bounds) -> Result<Vec<PlannedRow>, 
     if selected.is_empty() {
         selected = registry::scenarios();
     }
+    // Catalogue order, however the filter names them: `--jobs` joins its parts in that order.
+    let all = registry::scenarios();
+    selected.sort_by_key(|s| all.iter().position(|a| a.info().name == s.info().name));
+    selected.dedup_by_key(|s| s.info().name);
     for r in &filter.revisions {
         if !selected.iter().any(|s| s.info().revision(r).is_some()) {
             let mut all: Vec<&str> = selected.iter().flat_map(|s| s.info().revision_names()).collect();

@@ -307,6 +307,63 @@ fn sharded_matrix_merges_into_the_whole() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A loom row split below the row (its units over shards, or over `--jobs` processes) and joined
+/// again is the row one process runs: the same executions (iterative deepening stopped where one
+/// process stops it), verdict, and counterexamples with the same replay handles.
+#[test]
+fn a_loom_row_split_over_processes_is_the_single_process_row() {
+    let dir = std::env::temp_dir().join(format!("wbcheck-units-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A row failing at bound 0, a pass, a row failing at bound 1 only (deepening stops after it).
+    let mut args = vec!["matrix", "--checker", "loom", "--format", "json", "--quiet"];
+    for (scenario, revision) in
+        [("per-block-charge", "baseline"), ("dontcache-accounting", "v7"), ("bdev-slots", "packed")]
+    {
+        args.extend(["--scenario", scenario, "--revision", revision]);
+    }
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = wbcheck(&[&args[..], extra].concat());
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let whole = run(&["--jobs", "1"]);
+    let mut files = Vec::new();
+    for i in 1..=4 {
+        let shard = run(&["--shard", &format!("{i}/4"), "--jobs", "1"]);
+        // Each shard has a share of every row's units.
+        assert!(shard["results"].as_array().unwrap().iter().all(|r| r["part"]["units"].as_u64() > Some(1)));
+        let file = dir.join(format!("{i}.json"));
+        std::fs::write(&file, shard.to_string()).unwrap();
+        files.push(file.to_string_lossy().into_owned());
+    }
+    let merged =
+        wbcheck(&[&["merge", "--format", "json"][..], &files.iter().map(String::as_str).collect::<Vec<_>>()].concat());
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let pooled = run(&["--jobs", "3"]);
+    let rows = whole["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.iter().map(|r| r["min_preemptions"].as_u64()).collect::<Vec<_>>(), [Some(0), None, Some(1)]);
+    for split in [&merged, &pooled] {
+        for (w, m) in rows.iter().zip(split["results"].as_array().unwrap()) {
+            assert!(m.get("part").is_none(), "{m}");
+            for key in
+                ["scenario", "revision", "verdict", "matched", "executions", "violated", "property", "min_preemptions"]
+            {
+                assert_eq!(w[key], m[key], "{key} of {} {}", w["scenario"], w["revision"]);
+            }
+            for (property, cx) in w["counterexamples"].as_object().unwrap() {
+                let other = &m["counterexamples"][property];
+                for key in ["replay", "min_preemptions", "placement", "configuration", "steps", "message"] {
+                    assert_eq!(cx[key], other[key], "{key} of {property}");
+                }
+                assert_eq!(cx["found"]["executions"], other["found"]["executions"]);
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bad_shard_and_jobs() {
     for bad in ["0/2", "3/2", "1", "a/b", "1/0"] {
