@@ -124,6 +124,9 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if let Some(d) = b.loom_max_duration {
         env.push(("WBCHECK_LOOM_MAX_SECS", d.as_secs().to_string()));
     }
+    if b.loom_bounded_sleep {
+        env.push(("WBCHECK_LOOM_SLEEP_SETS", "bounded".into()));
+    }
     if b.loom_preemptions_set {
         env.push(("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".into(), |p| p.to_string())));
     }
@@ -140,7 +143,8 @@ mod tests {
         for tier in Tier::ALL {
             let mut bench = Bounds::defaults(tier).with_loom_preemptions(Some(1));
             (bench.shuttle_iterations, bench.seed) = (200, 7);
-            for b in [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None)] {
+            let reduced = Bounds { loom_bounded_sleep: true, ..Bounds::defaults(tier) };
+            for b in [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None), reduced] {
                 let env = bounds_env(&b);
                 let var = |k: &str| env.iter().find(|(name, _)| *name == k).map(|(_, v)| v.clone());
                 assert_eq!(Bounds::with_overrides(tier, var).unwrap(), b);

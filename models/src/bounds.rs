@@ -60,6 +60,9 @@ pub struct Bounds {
     /// process runs them: [`crate::harness::units`]); `None` runs them all. Set by the matrix when
     /// it splits a row over processes or shards, never from the environment.
     pub loom_units: Option<Vec<usize>>,
+    /// loom: sleep sets under the preemption bound too (the vendored loom's
+    /// `Builder::bounded_sleep_sets`), from `WBCHECK_LOOM_SLEEP_SETS=bounded`; off by default.
+    pub loom_bounded_sleep: bool,
 }
 
 impl Bounds {
@@ -81,6 +84,7 @@ impl Bounds {
             pct_depth: 3,
             seed: 1,
             loom_units: None,
+            loom_bounded_sleep: false,
         }
     }
 
@@ -146,6 +150,15 @@ impl Bounds {
         }
         if let Some(v) = num("WBCHECK_SEED")? {
             b.seed = v;
+        }
+        match var("WBCHECK_LOOM_SLEEP_SETS").as_deref().map(str::trim) {
+            None | Some("unbounded") => {}
+            Some("bounded") => b.loom_bounded_sleep = true,
+            Some(v) => {
+                return Err(format!(
+                    "invalid value '{v}' for WBCHECK_LOOM_SLEEP_SETS: expected unbounded (sleep sets without a preemption bound only, the default) or bounded (also under one)"
+                ))
+            }
         }
         // loom's own variables win over ours, as loom's Builder would apply them.
         if let Some(v) = num("LOOM_MAX_PREEMPTIONS")? {

@@ -134,6 +134,16 @@ pub fn loom_outcomes_capped(p: &Program, cap: usize) -> Option<Reached> {
     (reached.executions <= cap as u64).then_some(reached)
 }
 
+/// Every final state loom reaches within preemption bound `bound`, with or without the vendored
+/// loom's sleep sets under the bound (`Builder::bounded_sleep_sets`: the reduction is compared
+/// with the search it reduces).
+pub fn loom_outcomes_bounded(p: &Program, bound: usize, bounded_sleep_sets: bool) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = Some(bound);
+        b.bounded_sleep_sets = bounded_sleep_sets;
+    })
+}
+
 fn loom_search(p: &Program, limit: impl FnOnce(&mut loom::model::Builder)) -> Reached {
     collect(
         |f| {

@@ -146,6 +146,7 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder 
     builder.max_duration = bounds.loom_max_duration;
     builder.max_permutations = bounds.loom_max_permutations;
     builder.max_branches = bounds.loom_max_branches;
+    builder.bounded_sleep_sets = bounds.loom_bounded_sleep;
     // loom checks its limits every `checkpoint_interval` executions.
     builder.checkpoint_interval = 1_000;
     builder
@@ -172,6 +173,7 @@ fn search_unit<M: Model>(
         variant: *variant_index,
         placement: *placement_index,
         preemptions,
+        bounded_sleep: bounds.loom_bounded_sleep,
         first_execution: 0,
         rank: true,
     });
@@ -218,6 +220,9 @@ fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
         v.push(("max_permutations".into(), p as u64));
     }
     v.push(("max_branches".into(), bounds.loom_max_branches as u64));
+    if bounds.loom_preemptions.is_some() && bounds.loom_bounded_sleep {
+        v.push(("bounded_sleep_sets".into(), 1));
+    }
     v
 }
 
@@ -228,19 +233,23 @@ pub struct LoomHandle {
     pub variant: usize,
     pub placement: usize,
     pub preemptions: Option<usize>,
+    /// The search ran with sleep sets under its preemption bound (`WBCHECK_LOOM_SLEEP_SETS=
+    /// bounded`), which numbers its executions differently: written `Ks` for bound K.
+    pub bounded_sleep: bool,
     /// 1-based, within the variant and placement's run.
     pub execution: u64,
 }
 
 impl LoomHandle {
     pub fn encode(&self) -> String {
-        let p = self.preemptions.map_or("none".to_string(), |p| p.to_string());
+        let sleep = if self.bounded_sleep && self.preemptions.is_some() { "s" } else { "" };
+        let p = self.preemptions.map_or("none".to_string(), |p| format!("{p}{sleep}"));
         format!("loom1:{}:{}:{}:{p}:{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS:EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]:EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
         let [tier, variant, placement, preemptions, execution] = fields[..] else {
@@ -248,6 +257,10 @@ impl LoomHandle {
         };
         let num = |f: &str, what: &str| f.parse::<u64>().map_err(|_| bad(&format!("{what} '{f}' is not a number")));
         let execution = num(execution, "execution")?;
+        let (preemptions, bounded_sleep) = match preemptions.strip_suffix('s') {
+            Some(bound) => (bound, true),
+            None => (preemptions, false),
+        };
         if execution == 0 {
             return Err(bad("executions are numbered from 1"));
         }
@@ -255,11 +268,12 @@ impl LoomHandle {
             tier: Tier::from_name(tier).ok_or_else(|| bad(&format!("unknown tier '{tier}'")))?,
             variant: num(variant, "variant")? as usize,
             placement: num(placement, "placement")? as usize,
-            preemptions: if preemptions == "none" {
+            preemptions: if preemptions == "none" && !bounded_sleep {
                 None
             } else {
                 Some(num(preemptions, "preemption bound")? as usize)
             },
+            bounded_sleep,
             execution,
         })
     }
@@ -286,8 +300,14 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
     let counter = Arc::new(AtomicU64::new(0));
     let result: Arc<Mutex<Option<Replayed>>> = Arc::new(Mutex::new(None));
     let (m, c, r, label, target) = (variant.clone(), counter.clone(), result.clone(), placement.clone(), h.execution);
-    // No time or permutation limit: the execution is reached or the search ends.
-    let bounds = Bounds { loom_max_duration: None, loom_max_permutations: None, ..bounds.clone() };
+    // No time or permutation limit: the execution is reached or the search ends; the handle's
+    // reduction, whatever the environment says.
+    let bounds = Bounds {
+        loom_max_duration: None,
+        loom_max_permutations: None,
+        loom_bounded_sleep: h.bounded_sleep,
+        ..bounds.clone()
+    };
     let run = catch_unwind(AssertUnwindSafe(|| {
         builder(&bounds, h.preemptions).check(move || {
             let n = c.fetch_add(1, Ordering::Relaxed) + 1;
@@ -326,12 +346,39 @@ mod tests {
 
     #[test]
     fn handles_round_trip_and_bad_ones_are_errors() {
-        for preemptions in [Some(0), Some(3), None] {
-            let h = LoomHandle { tier: Tier::Deep, variant: 2, placement: 1, preemptions, execution: 71_219 };
+        for (preemptions, bounded_sleep) in [(Some(0), false), (Some(3), false), (None, false), (Some(3), true)] {
+            let h = LoomHandle {
+                tier: Tier::Deep,
+                variant: 2,
+                placement: 1,
+                preemptions,
+                bounded_sleep,
+                execution: 71_219,
+            };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
         assert_eq!(
-            LoomHandle { tier: Tier::Quick, variant: 0, placement: 2, preemptions: None, execution: 5 }.encode(),
+            LoomHandle {
+                tier: Tier::Quick,
+                variant: 0,
+                placement: 2,
+                preemptions: Some(2),
+                bounded_sleep: true,
+                execution: 5
+            }
+            .encode(),
+            "loom1:quick:0:2:2s:5"
+        );
+        assert_eq!(
+            LoomHandle {
+                tier: Tier::Quick,
+                variant: 0,
+                placement: 2,
+                preemptions: None,
+                bounded_sleep: false,
+                execution: 5
+            }
+            .encode(),
             "loom1:quick:0:2:none:5"
         );
         for bad in [
@@ -340,6 +387,7 @@ mod tests {
             "loom1:quick:0:0:1:2:3",
             "loom1:fast:0:0:1:2",
             "loom1:quick:0:0:-1:2",
+            "loom1:quick:0:0:nones:2",
             "loom1:quick:0:0:1:0",
         ] {
             assert!(LoomHandle::decode(bad).unwrap_err().contains("malformed loom replay handle"), "{bad}");

@@ -145,6 +145,8 @@ struct LoomRun {
     variant: usize,
     placement: usize,
     preemptions: Option<usize>,
+    /// Sleep sets under the preemption bound.
+    bounded_sleep: bool,
     /// The collector's execution count when this variant and placement's search began.
     first_execution: u64,
     /// Whether a later counterexample of a property may replace the kept one ([`Collector::record`]).
@@ -249,6 +251,7 @@ impl Collector {
                 variant: r.variant,
                 placement: r.placement,
                 preemptions: r.preemptions,
+                bounded_sleep: r.bounded_sleep,
                 execution: self.outcome.executions - r.first_execution,
             }
             .encode()

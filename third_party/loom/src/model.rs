@@ -41,6 +41,13 @@ pub struct Builder {
     /// Defaults to `LOOM_MAX_PREEMPTIONS` environment variable.
     pub preemption_bound: Option<usize>,
 
+    /// Sleep sets in a preemption-bounded search too (without a bound they are always on): a
+    /// thread falls asleep after its subtree only when the bound refused no backtracking point
+    /// in it. Fewer executions for the same states (PATCHED.md of wbcheck's vendored copy).
+    ///
+    /// Defaults to whether the `LOOM_BOUNDED_SLEEP_SETS` environment variable is set.
+    pub bounded_sleep_sets: bool,
+
     /// When doing an exhaustive check, uses the file to store and load the
     /// check progress
     ///
@@ -109,6 +116,8 @@ impl Builder {
             .map(|v| v.parse().expect("invalid value for `LOOM_MAX_PREEMPTIONS`"))
             .ok();
 
+        let bounded_sleep_sets = env::var("LOOM_BOUNDED_SLEEP_SETS").is_ok();
+
         let checkpoint_file = env::var("LOOM_CHECKPOINT_FILE")
             .map(|v| v.parse().expect("invalid value for `LOOM_CHECKPOINT_FILE`"))
             .ok();
@@ -119,6 +128,7 @@ impl Builder {
             max_duration,
             max_permutations,
             preemption_bound,
+            bounded_sleep_sets,
             checkpoint_file,
             checkpoint_interval,
             expect_explicit_explore: false,
@@ -145,6 +155,7 @@ impl Builder {
             self.max_threads,
             self.max_branches,
             self.preemption_bound,
+            self.bounded_sleep_sets,
             !self.expect_explicit_explore,
         );
         let mut scheduler = Scheduler::new(self.max_threads);

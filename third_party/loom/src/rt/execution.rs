@@ -77,6 +77,7 @@ impl Execution {
         max_threads: usize,
         max_branches: usize,
         preemption_bound: Option<usize>,
+        bounded_sleep: bool,
         exploring: bool,
     ) -> Execution {
         let id = Id::new();
@@ -87,7 +88,7 @@ impl Execution {
 
         Execution {
             id,
-            path: Path::new(max_branches, preemption_bound, exploring),
+            path: Path::new(max_branches, preemption_bound, bounded_sleep, exploring),
             threads,
             psc: Psc::default(),
             sleep: [None; MAX_THREADS],
@@ -272,12 +273,14 @@ impl Execution {
 
         // The threads explored at this branch before `next` fall asleep: their subtrees are
         // explored. Then whoever depends on the operation `next` runs wakes up.
-        // (Sleep sets only in an unbounded search: the execution a sleeping thread's branch
-        // explored in its place may need more preemptions than the bound allows.)
-        let bounded = self.path.is_bounded();
+        // (Under a preemption bound only when asked for, and only threads whose subtree here
+        // the bound cut nothing from: `visited` has no others. The executions a sleeping
+        // thread's branch would reach are then explored in its own subtree, whatever
+        // preemptions they need; a subtree the bound cut is not known to hold them.)
+        let sleeps = self.path.sleeps();
         for (id, th) in self.threads.iter() {
             let slept = &mut self.sleep[id.as_usize()];
-            if !bounded && visited & (1 << id.as_usize()) != 0 && slept.is_none() {
+            if sleeps && visited & (1 << id.as_usize()) != 0 && slept.is_none() {
                 *slept = th.operation.map(|operation| Slept {
                     operation,
                     stores_before: self.stores_made,

@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Path {
     preemption_bound: Option<u8>,
 
+    /// Sleep sets in a preemption-bounded search too (`Builder::bounded_sleep_sets`): a thread
+    /// falls asleep only after a subtree the bound cut nothing from ([`Schedule::cut`]).
+    bounded_sleep: bool,
+
     /// Current execution's position in the branches vec.
     ///
     /// When the execution starts, this is zero, but `branches` might not be
@@ -61,6 +65,11 @@ pub(crate) struct Schedule {
 
     /// The DPOR clock of the operation the active thread runs from this branch.
     ran: VersionVec,
+
+    /// A bit per thread: exploring that thread from this branch, the preemption bound refused a
+    /// backtracking point below (its subtree is not every execution beginning with it), so it
+    /// must not fall asleep after it.
+    cut: u8,
 
     exploring: bool,
 }
@@ -137,9 +146,15 @@ macro_rules! assert_path_len {
 impl Path {
     /// Create a new, blank, configured to branch at most `max_branches` times
     /// and at most `preemption_bound` thread preemptions.
-    pub(crate) fn new(max_branches: usize, preemption_bound: Option<u8>, exploring: bool) -> Path {
+    pub(crate) fn new(
+        max_branches: usize,
+        preemption_bound: Option<u8>,
+        bounded_sleep: bool,
+        exploring: bool,
+    ) -> Path {
         Path {
             preemption_bound,
+            bounded_sleep,
             pos: 0,
             branches: object::Store::with_capacity(max_branches),
             exploring,
@@ -179,9 +194,10 @@ impl Path {
         self.pos == self.branches.len()
     }
 
-    /// Whether the search is preemption-bounded.
-    pub(super) fn is_bounded(&self) -> bool {
-        self.preemption_bound.is_some()
+    /// Whether threads fall asleep: always without a preemption bound, with one only when
+    /// `bounded_sleep` is set.
+    pub(super) fn sleeps(&self) -> bool {
+        self.preemption_bound.is_none() || self.bounded_sleep
     }
 
     pub(super) fn pos(&self) -> usize {
@@ -255,9 +271,9 @@ impl Path {
         spurious
     }
 
-    /// Returns the thread identifier to schedule
     /// Returns the thread identifier to schedule, and the threads already explored at this
-    /// branch (a bit per thread). `sleep` is recorded on a new branch.
+    /// branch whose subtrees the preemption bound cut nothing from (a bit per thread: they may
+    /// fall asleep). `sleep` is recorded on a new branch.
     pub(super) fn branch_thread(
         &mut self,
         execution_id: execution::Id,
@@ -283,6 +299,7 @@ impl Path {
                 sleep,
                 clock,
                 ran: VersionVec::new(),
+                cut: 0,
                 exploring: self.exploring,
             });
 
@@ -355,7 +372,8 @@ impl Path {
             .iter()
             .enumerate()
             .filter(|(_, th)| **th == Thread::Visited)
-            .fold(0, |bits, (i, _)| bits | 1 << i);
+            .fold(0, |bits, (i, _)| bits | 1 << i)
+            & !schedule.cut;
         let active = schedule
             .threads
             .iter()
@@ -367,64 +385,88 @@ impl Path {
 
     /// A race of thread `thread_id`'s next operation, whose DPOR clock is `racer`, with the
     /// access at branch `point`: explore at `point` a thread that can start the reversed race.
+    /// With sleep sets, the initials of the reversal ([`Path::initials`]); without, the racing
+    /// thread (Flanagan and Godefroid). Under a preemption bound, also the racing thread at the
+    /// last context switch before `point` (upstream's conservative point); a point the bound
+    /// refuses cuts the subtrees above it ([`Path::cut_above`]).
     pub(super) fn backtrack(&mut self, mut point: usize, thread_id: thread::Id, racer: &VersionVec) {
-        let schedule = loop {
+        let schedule_ref = loop {
             if let Some(schedule_ref) =
                 object::Ref::from_usize(point).downcast::<Schedule>(&self.branches)
             {
-                if schedule_ref.get(&self.branches).exploring && self.preemption_bound.is_none() {
-                    let initials = self.initials(schedule_ref, thread_id, racer);
-                    schedule_ref
-                        .get_mut(&mut self.branches)
-                        .backtrack_initials(thread_id, initials);
-                    return;
-                }
-
-                let schedule = schedule_ref.get_mut(&mut self.branches);
-
-                if schedule.exploring {
-                    schedule.backtrack(thread_id, self.preemption_bound);
-                    break schedule;
+                if schedule_ref.get(&self.branches).exploring {
+                    break schedule_ref;
                 }
             }
-
             if point == 0 {
                 return;
             }
-
             point -= 1;
         };
-
-        let mut curr = if let Some(curr) = schedule.prev {
-            curr
+        let bound = self.preemption_bound;
+        let explored = if self.sleeps() {
+            let initials = self.initials(schedule_ref, thread_id, racer);
+            let schedule = schedule_ref.get_mut(&mut self.branches);
+            // Under a bound, the racing thread too: the bounded search without sleep sets
+            // explores it, and the initials alone may need a preemption the bound refuses.
+            let racing = if bound.is_some() { 1 << thread_id.as_usize() } else { 0 };
+            schedule.backtrack_initials(thread_id, initials | racing, bound)
         } else {
+            schedule_ref.get_mut(&mut self.branches).backtrack(thread_id, bound)
+        };
+        if !explored {
+            self.cut_above(schedule_ref);
+        }
+        if bound.is_none() {
+            return;
+        }
+
+        // Preemption bounded DPOR requires conservatively adding another backtrack point to
+        // cover cases missed by the bounds.
+        let Some(mut curr) = schedule_ref.get(&self.branches).prev else {
             return;
         };
-
-        if self.preemption_bound.is_some() {
-            loop {
-                // Preemption bounded DPOR requires conservatively adding
-                // another backtrack point to cover cases missed by the bounds.
-                if let Some(prev) = curr.get(&self.branches).prev {
-                    let active_a = curr.get(&self.branches).active_thread_index();
-                    let active_b = prev.get(&self.branches).active_thread_index();
-
-                    if active_a != active_b && curr.get_mut(&mut self.branches).exploring {
-                        curr.get_mut(&mut self.branches)
-                            .backtrack(thread_id, self.preemption_bound);
-                        return;
-                    }
-
-                    curr = prev;
-                } else {
-                    if curr.get(&mut self.branches).exploring {
-                        // This is the very first schedule
-                        curr.get_mut(&mut self.branches)
-                            .backtrack(thread_id, self.preemption_bound);
-                    }
-                    return;
+        loop {
+            let prev = curr.get(&self.branches).prev;
+            let switched = match prev {
+                Some(prev) => {
+                    curr.get(&self.branches).active_thread_index()
+                        != prev.get(&self.branches).active_thread_index()
                 }
+                // This is the very first schedule
+                None => true,
+            };
+            if switched && curr.get(&self.branches).exploring {
+                if !curr.get_mut(&mut self.branches).backtrack(thread_id, bound) {
+                    self.cut_above(curr);
+                }
+                return;
             }
+            match prev {
+                Some(prev) => curr = prev,
+                None => return,
+            }
+        }
+    }
+
+    /// The preemption bound refused a backtracking point at `at`: every branch before it has
+    /// its active thread's subtree cut. Marked branches form a prefix of the path (each marking
+    /// walks back to the first marked one), so the walk stops there.
+    fn cut_above(&mut self, at: object::Ref<Schedule>) {
+        if !self.bounded_sleep {
+            return;
+        }
+        let mut curr = at.get(&self.branches).prev;
+        while let Some(schedule_ref) = curr {
+            let schedule = schedule_ref.get_mut(&mut self.branches);
+            let Some(active) = schedule.active_thread_index() else {
+                return;
+            };
+            if schedule.cut & (1 << active) != 0 {
+                return;
+            }
+            schedule.cut |= 1 << active;
+            curr = schedule.prev;
         }
     }
 
@@ -575,64 +617,73 @@ impl Schedule {
         self.preemptions
     }
 
-    /// The unbounded search's backtracking, with sleep sets: explore the `initials` of the
-    /// reversed race ([`Path::initials`]), each unless asleep (an asleep thread that can run
-    /// first has its executions explored where it fell asleep). The racing thread alone
-    /// (Flanagan and Godefroid's rule) loses executions once sleep sets prune: asleep here, it
-    /// replays an explored execution, while the reversal may need another thread's operation
-    /// first (one the racing thread's next operation reads from). Abdulla et al.'s source sets
-    /// (POPL 2014) add an initial of the reversal, as here.
-    fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8) {
-        if initials == 0 {
-            self.backtrack(thread_id, None);
-            return;
-        }
-        let initial = |i: usize| initials & (1 << i) != 0;
-        // An initial that cannot run here (not spawned yet, or blocked) starts after another
-        // thread's step this branch cannot name: explore every thread, as Flanagan and
-        // Godefroid do when the racing thread is disabled.
-        let all = (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled());
-        for i in 0..MAX_THREADS {
-            if (all || initial(i)) && self.sleep & (1 << i) == 0 {
-                self.threads[i].explore();
-            }
-        }
-    }
-
-    fn backtrack(&mut self, thread_id: thread::Id, preemption_bound: Option<u8>) {
-        assert!(self.exploring);
-
-        if let Some(bound) = preemption_bound {
+    /// Whether a backtracking point may be added here under `bound`: upstream adds none at a
+    /// branch reached with every preemption spent.
+    fn at_bound(&self, bound: Option<u8>) -> bool {
+        if let Some(bound) = bound {
             assert!(
                 self.preemptions <= bound,
                 "[loom internal bug] actual = {}, bound = {}",
                 self.preemptions,
                 bound
             );
+        }
+        bound == Some(self.preemptions)
+    }
 
-            if self.preemptions == bound {
-                return;
+    /// Backtracking with sleep sets: explore the `initials` of the reversed race
+    /// ([`Path::initials`]), each unless asleep (an asleep thread that can run first has its
+    /// executions explored where it fell asleep). The racing thread alone (Flanagan and
+    /// Godefroid's rule) loses executions once sleep sets prune: asleep here, it replays an
+    /// explored execution, while the reversal may need another thread's operation first (one
+    /// the racing thread's next operation reads from). Abdulla et al.'s source sets (POPL 2014)
+    /// add an initial of the reversal, as here. Returns false when `bound` refused a thread
+    /// not yet explored here.
+    fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8, bound: Option<u8>) -> bool {
+        if initials == 0 {
+            return self.backtrack(thread_id, bound);
+        }
+        let initial = |i: usize| initials & (1 << i) != 0;
+        // An initial that cannot run here (not spawned yet, or blocked) starts after another
+        // thread's step this branch cannot name: explore every thread, as Flanagan and
+        // Godefroid do when the racing thread is disabled.
+        let all = (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled());
+        let wanted = |i: usize| (all || initial(i)) && self.sleep & (1 << i) == 0;
+        if self.at_bound(bound) {
+            return !(0..MAX_THREADS).any(|i| wanted(i) && self.threads[i] == Thread::Skip);
+        }
+        for i in 0..MAX_THREADS {
+            if wanted(i) {
+                self.threads[i].explore();
             }
         }
+        true
+    }
+
+    /// Flanagan and Godefroid's backtracking: explore the racing thread here, or every thread
+    /// when it cannot run (each unless asleep). Returns false when `bound` refused a thread not
+    /// yet explored here.
+    fn backtrack(&mut self, thread_id: thread::Id, bound: Option<u8>) -> bool {
+        assert!(self.exploring);
 
         let thread_id = thread_id.as_usize();
 
         if thread_id >= self.threads.len() {
-            return;
+            return true;
         }
 
         let asleep = |i: usize| self.sleep & (1 << i) != 0;
-        if self.threads[thread_id].is_enabled() {
-            if !asleep(thread_id) {
-                self.threads[thread_id].explore();
-            }
-        } else {
-            for (i, th) in self.threads.iter_mut().enumerate() {
-                if !asleep(i) {
-                    th.explore();
-                }
+        let enabled = self.threads[thread_id].is_enabled();
+        let wanted = |i: usize| (!enabled || i == thread_id) && !asleep(i);
+        if self.at_bound(bound) {
+            return !(0..MAX_THREADS).any(|i| wanted(i) && self.threads[i] == Thread::Skip);
+        }
+        for i in 0..MAX_THREADS {
+            if wanted(i) {
+                self.threads[i].explore();
             }
         }
+        true
     }
 }
 

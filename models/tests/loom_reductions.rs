@@ -1,0 +1,65 @@
+//! The vendored loom's reductions against the searches they reduce (issue 36). Sleep sets under a
+//! preemption bound (`Builder::bounded_sleep_sets`, wbcheck's `WBCHECK_LOOM_SLEEP_SETS=bounded`)
+//! must lose nothing the bounded search without them reaches:
+//!
+//! | test | compares, with and without the reduction, at the same preemption bound |
+//! |---|---|
+//! | `c11_programs_reach_the_same_final_states` | the final states of 200 generated c11 programs (3 threads, 3 operations, 2 locations, mutexes; bounds 0, 1, 2) |
+//! | `every_scenario_reaches_the_same_verdicts` | every scenario's every revision on its first configuration and placement (bound 1): the verdict and the violated properties |
+//!
+//! The reduction may reach more (it backtracks to the initials of a race as well as to the
+//! racing thread), never less. Both tests also require it to run no more executions in all.
+//! Without a preemption bound the search always had sleep sets: c11_differential.rs and
+//! c11_controls.rs check it.
+#![cfg(not(loom))]
+
+use wb_models::bounds::{Bounds, Tier};
+use wb_models::c11::gen::{program, Seeded, Shape};
+use wb_models::c11::run::loom_outcomes_bounded;
+use wb_models::outcome::Checker;
+use wb_models::registry;
+
+#[test]
+fn c11_programs_reach_the_same_final_states() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let (mut plain, mut reduced, mut more) = (0u64, 0u64, 0);
+    for i in 0..200 {
+        let p = program(&mut Seeded::new(36_000 + i), shape);
+        for bound in 0..=2 {
+            let without = loom_outcomes_bounded(&p, bound, false);
+            let with = loom_outcomes_bounded(&p, bound, true);
+            let lost: Vec<_> = without.outcomes.difference(&with.outcomes).collect();
+            assert!(lost.is_empty(), "program {i} at bound {bound} loses {lost:?} with sleep sets:\n{p}");
+            more += usize::from(with.outcomes.len() > without.outcomes.len());
+            (plain, reduced) = (plain + without.executions, reduced + with.executions);
+        }
+    }
+    eprintln!("600 searches: {plain} executions without, {reduced} with; {more} reach more states with");
+    assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+}
+
+#[test]
+fn every_scenario_reaches_the_same_verdicts() {
+    let (mut plain, mut reduced) = (0u64, 0u64);
+    for scenario in registry::scenarios() {
+        let info = scenario.info();
+        for revision in &info.revisions {
+            let bounds =
+                Bounds { loom_units: Some(vec![0]), ..Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(1)) };
+            let run = |loom_bounded_sleep| {
+                scenario.run(revision.name, Checker::Loom, &Bounds { loom_bounded_sleep, ..bounds.clone() }).unwrap()
+            };
+            let (without, with) = (run(false), run(true));
+            let name = format!("{} {}", info.name, revision.name);
+            assert!(!without.bounded && !with.bounded, "{name}: a search hit a limit");
+            assert_eq!(without.violated(), with.violated(), "{name}: violated properties");
+            let smallest = |o: &wb_models::outcome::Outcome| {
+                o.counterexamples.iter().map(|c| (c.property, c.min_preemptions)).collect::<Vec<_>>()
+            };
+            assert_eq!(smallest(&without), smallest(&with), "{name}: smallest bounds");
+            (plain, reduced) = (plain + without.executions, reduced + with.executions);
+        }
+    }
+    eprintln!("every revision's first unit at bound 1: {plain} executions without, {reduced} with");
+    assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+}
