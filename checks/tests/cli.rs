@@ -340,6 +340,19 @@ fn a_loom_row_split_over_processes_is_the_single_process_row() {
         wbcheck(&[&["merge", "--format", "json"][..], &files.iter().map(String::as_str).collect::<Vec<_>>()].concat());
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
     let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    // A part repeated in two shards, or a unit no shard ran, is bad input.
+    let shard = |i: usize| -> serde_json::Value { serde_json::from_slice(&std::fs::read(&files[i]).unwrap()).unwrap() };
+    let (mut twice, mut missing) = (shard(1), shard(1));
+    twice["results"][0]["part"] = shard(0)["results"][0]["part"].clone();
+    missing["results"][0]["part"]["selected"].as_array_mut().unwrap().pop();
+    for (bad, why) in [(twice, "in two parts"), (missing, "no shard ran units")] {
+        let file = dir.join("bad.json");
+        std::fs::write(&file, bad.to_string()).unwrap();
+        let out = wbcheck(&["merge", &files[0], file.to_str().unwrap(), &files[2], &files[3]]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+    }
     let pooled = run(&["--jobs", "3"]);
     let rows = whole["results"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
