@@ -211,5 +211,10 @@ mod tests {
         let b =
             Bounds::with_overrides(Tier::Deep, |k| (k == "WBCHECK_LOOM_PREEMPTIONS").then(|| "none".into())).unwrap();
         assert_eq!(b.loom_preemptions, None);
+        let sleep =
+            |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLEEP_SETS").then(|| v.into()));
+        assert!(sleep("bounded").unwrap().loom_bounded_sleep);
+        assert!(!sleep("unbounded").unwrap().loom_bounded_sleep);
+        assert!(sleep("yes").unwrap_err().contains("WBCHECK_LOOM_SLEEP_SETS"));
     }
 }
