@@ -145,7 +145,8 @@ enum Command {
         #[command(subcommand)]
         command: C11Command,
     },
-    /// Combine the JSON matrices of the shards of one split run into the whole matrix.
+    /// Combine the JSON matrices of the shards of one split run into the whole matrix (a loom
+    /// row's parts joined as one process runs them, every verdict judged once).
     Merge {
         /// The shards' `matrix --format json` outputs.
         #[arg(required = true)]
@@ -238,11 +239,13 @@ struct RowArgs {
     /// No progress on stderr (progress is shown only when stderr is a terminal).
     #[arg(long)]
     quiet: bool,
-    /// Run shard I of N (1-based): loom and oracle rows dealt round-robin, shuttle iterations
-    /// split; combine the shards' JSON with `wbcheck merge`.
+    /// Run shard I of N (1-based): every loom row's units (configuration, placement pairs) and
+    /// the oracle rows dealt round-robin, shuttle iterations split; combine the shards' JSON
+    /// with `wbcheck merge`.
     #[arg(long, value_parser = Shard::parse)]
     shard: Option<Shard>,
-    /// Processes running rows at once (default: $WBCHECK_JOBS, else the number of CPUs).
+    /// Processes running rows at once, a loom row's units split over them (default:
+    /// $WBCHECK_JOBS, else the number of CPUs).
     #[arg(long, value_parser = positive::<usize>)]
     jobs: Option<usize>,
     /// Internal: run only this part (I/N) of the rows, as one of `--jobs` processes.
