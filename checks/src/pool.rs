@@ -1,7 +1,7 @@
 //! The process pool: matrix rows run each in a child process of this binary (`wbcheck matrix
-//! --part K/ROWS` runs row K; `--units U,V,...` only those units of a loom row), `jobs` at a time. Processes rather than threads: loom and the
-//! runner's panic hook keep per-process state, and a row that aborts takes only its own process
-//! down. `wbcheck matrix --jobs N` runs its rows here, and `wbcheck bench` times it.
+//! --part K/ROWS` runs row K; `--units U,V,...` only those units of a loom row), `jobs` at a
+//! time. Processes rather than threads: loom and the runner's panic hook keep per-process state,
+//! and a row that aborts takes only its own process down. `wbcheck matrix --jobs N` runs its rows here, and `wbcheck bench` times it.
 
 use crate::matrix::{join_parts, select_rows, Filter, Matrix, Progress, Row};
 use std::sync::atomic::{AtomicUsize, Ordering};
