@@ -127,6 +127,9 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_bounded_sleep {
         env.push(("WBCHECK_LOOM_SLEEP_SETS", "bounded".into()));
     }
+    if let Some(slices) = b.loom_slices {
+        env.push(("WBCHECK_LOOM_SLICES", slices.encode()));
+    }
     if b.loom_preemptions_set {
         env.push(("WBCHECK_LOOM_PREEMPTIONS", b.loom_preemptions.map_or("none".into(), |p| p.to_string())));
     }
@@ -136,7 +139,7 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wb_models::bounds::Tier;
+    use wb_models::bounds::{Slices, Tier};
 
     #[test]
     fn a_child_reads_back_the_bounds() {
@@ -144,7 +147,11 @@ mod tests {
             let mut bench = Bounds::defaults(tier).with_loom_preemptions(Some(1));
             (bench.shuttle_iterations, bench.seed) = (200, 7);
             let reduced = Bounds { loom_bounded_sleep: true, ..Bounds::defaults(tier) };
-            for b in [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None), reduced] {
+            let sliced =
+                Bounds { loom_slices: Some(Slices { count: 6, depth: 2, width: 3 }), ..Bounds::defaults(tier) };
+            for b in
+                [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None), reduced, sliced]
+            {
                 let env = bounds_env(&b);
                 let var = |k: &str| env.iter().find(|(name, _)| *name == k).map(|(_, v)| v.clone());
                 assert_eq!(Bounds::with_overrides(tier, var).unwrap(), b);

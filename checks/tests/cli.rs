@@ -312,17 +312,67 @@ fn sharded_matrix_merges_into_the_whole() {
 /// process stops it), verdict, and counterexamples with the same replay handles.
 #[test]
 fn a_loom_row_split_over_processes_is_the_single_process_row() {
-    let dir = std::env::temp_dir().join(format!("wbcheck-units-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     // A row failing at bound 0, a pass, a row failing at bound 1 only (deepening stops after it).
+    let rows = [("per-block-charge", "baseline"), ("dontcache-accounting", "v7"), ("bdev-slots", "packed")];
+    let whole = split_rows_match("units", &rows, &[]);
+    let bounds = whole.iter().map(|r| r["min_preemptions"].as_u64()).collect::<Vec<_>>();
+    assert_eq!(bounds, [Some(0), None, Some(1)]);
+}
+
+/// The same with each unit's search split by schedule prefix (`WBCHECK_LOOM_SLICES`): wb-pin's
+/// rows are one unit each, so their slices are what the processes share. The sliced row has the
+/// unsliced row's verdict and counterexample bounds (its search explores some forks in full: at
+/// least as many executions).
+#[test]
+fn a_loom_row_split_by_prefix_is_the_single_process_row() {
+    let rows = [("wb-pin", "v7"), ("wb-pin", "v7-fix-switch-kick"), ("bdev-slots", "packed")];
+    let env = [("WBCHECK_LOOM_PREEMPTIONS", "1")];
+    let sliced = split_rows_match("slices", &rows, &[env[0], ("WBCHECK_LOOM_SLICES", "3:6:2")]);
+    let out = Command::new(env!("CARGO_BIN_EXE_wbcheck"))
+        .args(matrix_args(&rows))
+        .env("WBCHECK_LOOM_PREEMPTIONS", "1")
+        .output()
+        .unwrap();
+    let plain: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (s, p) in sliced.iter().zip(plain["results"].as_array().unwrap()) {
+        for key in ["verdict", "violated", "min_preemptions"] {
+            assert_eq!(s[key], p[key], "{key} of {} {}", s["scenario"], s["revision"]);
+        }
+        assert!(s["executions"].as_u64() >= p["executions"].as_u64());
+        assert_eq!(s["bounds"]["slices"], 3);
+        for cx in s["counterexamples"].as_object().unwrap().values() {
+            assert!(cx["replay"].as_str().unwrap().contains("/3@6w2:"), "{cx}");
+        }
+    }
+    // A sliced counterexample replays: its handle names the slice.
+    let (property, cx) = sliced[0]["counterexamples"].as_object().unwrap().iter().next().unwrap();
+    let out = wbcheck(&["replay", "wb-pin", "--revision", "v7", "--schedule", cx["replay"].as_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(&format!("property {property} violated")), "{text}");
+}
+
+fn matrix_args<'a>(rows: &[(&'a str, &'a str)]) -> Vec<&'a str> {
     let mut args = vec!["matrix", "--checker", "loom", "--format", "json", "--quiet"];
-    for (scenario, revision) in
-        [("per-block-charge", "baseline"), ("dontcache-accounting", "v7"), ("bdev-slots", "packed")]
-    {
+    for (scenario, revision) in rows {
         args.extend(["--scenario", scenario, "--revision", revision]);
     }
+    args
+}
+
+/// Run `rows` as one process, as 4 shards merged and with `--jobs 3`, under `env`; check that the
+/// three agree field by field and that merge refuses a part twice or a unit missing. Returns the
+/// one process's rows.
+fn split_rows_match(tag: &str, rows: &[(&str, &str)], env: &[(&str, &str)]) -> Vec<serde_json::Value> {
+    let dir = std::env::temp_dir().join(format!("wbcheck-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let args = matrix_args(rows);
     let run = |extra: &[&str]| -> serde_json::Value {
-        let out = wbcheck(&[&args[..], extra].concat());
+        let out = Command::new(env!("CARGO_BIN_EXE_wbcheck"))
+            .args([&args[..], extra].concat())
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
     };
@@ -355,8 +405,7 @@ fn a_loom_row_split_over_processes_is_the_single_process_row() {
     }
     let pooled = run(&["--jobs", "3"]);
     let rows = whole["results"].as_array().unwrap();
-    assert_eq!(rows.len(), 3);
-    assert_eq!(rows.iter().map(|r| r["min_preemptions"].as_u64()).collect::<Vec<_>>(), [Some(0), None, Some(1)]);
+    assert_eq!(rows.len(), args.iter().filter(|a| **a == "--scenario").count());
     for split in [&merged, &pooled] {
         for (w, m) in rows.iter().zip(split["results"].as_array().unwrap()) {
             assert!(m.get("part").is_none(), "{m}");
@@ -375,6 +424,7 @@ fn a_loom_row_split_over_processes_is_the_single_process_row() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    rows.clone()
 }
 
 #[test]

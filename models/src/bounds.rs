@@ -7,6 +7,8 @@
 //! | `WBCHECK_SHUTTLE_ITERS` | iterations per shuttle row (each of PCT and random), times the row's scale in the catalogue (`Expect::shuttle_scale`, 1 unless a row needs more to find its bug with every seed) | 10,000 | 50,000 | 200,000 |
 //! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
+//! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
+//! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
 //! loom's own `LOOM_MAX_PREEMPTIONS`, `LOOM_MAX_DURATION`, `LOOM_MAX_PERMUTATIONS` and
 //! `LOOM_MAX_BRANCHES`, when set, override every loom run; the JSON `bounds` records the values
@@ -63,6 +65,53 @@ pub struct Bounds {
     /// loom: sleep sets under the preemption bound too (the vendored loom's
     /// `Builder::bounded_sleep_sets`), from `WBCHECK_LOOM_SLEEP_SETS=bounded`; off by default.
     pub loom_bounded_sleep: bool,
+    /// loom: each unit's search split by schedule prefix into slices, each a unit of its own
+    /// ([`Slices`]), from `WBCHECK_LOOM_SLICES`; `None` by default.
+    pub loom_slices: Option<Slices>,
+}
+
+/// A loom search split by schedule prefix (the vendored loom's `Builder::split_depth`): an
+/// execution's prefix is its choices at its first forks (branches with more than one alternative:
+/// which thread runs, which store a load reads), `depth` of them or up to the `width`-th that
+/// does not take its first alternative; those forks are explored in full. The prefixes are dealt
+/// round-robin, in the order the search reaches them, to `count` slices. Each slice is an
+/// independent search, so a row's slices run in separate processes or machines like its
+/// placements; together they run the executions of the one search with `count` 1, each once.
+/// That search is the unsplit one with some forks explored in full: a superset of DPOR's
+/// choices, so the same verdicts at the cost of more executions (docs/performance.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slices {
+    pub count: usize,
+    pub depth: usize,
+    pub width: usize,
+}
+
+impl Slices {
+    /// The depth and width `WBCHECK_LOOM_SLICES=COUNT` means.
+    pub const DEFAULT_DEPTH: usize = 10;
+    pub const DEFAULT_WIDTH: usize = 1;
+
+    /// `COUNT`, `COUNT:DEPTH` or `COUNT:DEPTH:WIDTH`.
+    pub fn parse(v: &str) -> Result<Slices, String> {
+        let bad = || {
+            format!("invalid value '{v}' for WBCHECK_LOOM_SLICES: expected COUNT[:DEPTH[:WIDTH]], each from 1 to 4096")
+        };
+        let num = |s: &str| s.trim().parse::<usize>().ok().filter(|n| (1..=4096).contains(n)).ok_or_else(bad);
+        let fields: Vec<&str> = v.split(':').collect();
+        let [count, rest @ ..] = &fields[..] else { return Err(bad()) };
+        if rest.len() > 2 {
+            return Err(bad());
+        }
+        Ok(Slices {
+            count: num(count)?,
+            depth: rest.first().map(|d| num(d)).transpose()?.unwrap_or(Slices::DEFAULT_DEPTH),
+            width: rest.get(1).map(|w| num(w)).transpose()?.unwrap_or(Slices::DEFAULT_WIDTH),
+        })
+    }
+
+    pub fn encode(self) -> String {
+        format!("{}:{}:{}", self.count, self.depth, self.width)
+    }
 }
 
 impl Bounds {
@@ -85,6 +134,7 @@ impl Bounds {
             seed: 1,
             loom_units: None,
             loom_bounded_sleep: false,
+            loom_slices: None,
         }
     }
 
@@ -160,6 +210,12 @@ impl Bounds {
                 ))
             }
         }
+        if let Some(v) = var("WBCHECK_LOOM_SLICES") {
+            b.loom_slices = Some(Slices::parse(&v)?);
+            if b.loom_bounded_sleep {
+                return Err("WBCHECK_LOOM_SLICES and WBCHECK_LOOM_SLEEP_SETS=bounded cannot be combined: a slice cannot know which subtrees of another slice the bound cut, so which threads may sleep".into());
+            }
+        }
         // loom's own variables win over ours, as loom's Builder would apply them.
         if let Some(v) = num("LOOM_MAX_PREEMPTIONS")? {
             b.loom_preemptions = Some(v as usize);
@@ -216,5 +272,22 @@ mod tests {
         assert!(sleep("bounded").unwrap().loom_bounded_sleep);
         assert!(!sleep("unbounded").unwrap().loom_bounded_sleep);
         assert!(sleep("yes").unwrap_err().contains("WBCHECK_LOOM_SLEEP_SETS"));
+        let slices = |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLICES").then(|| v.into()));
+        let default = Slices { count: 8, depth: Slices::DEFAULT_DEPTH, width: Slices::DEFAULT_WIDTH };
+        assert_eq!(slices("8").unwrap().loom_slices, Some(default));
+        assert_eq!(
+            slices("4:2").unwrap().loom_slices,
+            Some(Slices { count: 4, depth: 2, width: Slices::DEFAULT_WIDTH })
+        );
+        assert_eq!(slices("4:2:3").unwrap().loom_slices, Some(Slices { count: 4, depth: 2, width: 3 }));
+        for bad in ["0", "x", "4:0", "4:", "4:2:0", "4:2:1:1", "5000", ""] {
+            assert!(slices(bad).unwrap_err().contains("WBCHECK_LOOM_SLICES"), "{bad}");
+        }
+        let both = Bounds::with_overrides(Tier::Quick, |k| match k {
+            "WBCHECK_LOOM_SLICES" => Some("2".into()),
+            "WBCHECK_LOOM_SLEEP_SETS" => Some("bounded".into()),
+            _ => None,
+        });
+        assert!(both.unwrap_err().contains("cannot be combined"));
     }
 }

@@ -166,7 +166,7 @@ impl<S: ModelScenario> Scenario for S {
     }
 
     fn loom_units(&self, revision: &str, bounds: &Bounds) -> Result<usize, String> {
-        Ok(crate::harness::loom_unit_count(&self.model(revision, Checker::Loom, bounds.tier)?))
+        Ok(crate::harness::loom_unit_count(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
     }
 
     fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String> {

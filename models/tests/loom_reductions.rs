@@ -13,9 +13,9 @@
 //! c11_controls.rs check it.
 #![cfg(not(loom))]
 
-use wb_models::bounds::{Bounds, Tier};
+use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
-use wb_models::c11::run::loom_outcomes_bounded;
+use wb_models::c11::run::{loom_outcomes, loom_outcomes_bounded, loom_outcomes_sliced};
 use wb_models::outcome::Checker;
 use wb_models::registry;
 
@@ -69,4 +69,44 @@ fn every_scenario_reaches_the_same_verdicts() {
     }
     eprintln!("every revision's first unit: {plain} executions without, {reduced} with");
     assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+}
+
+/// A search split by schedule prefix (`Builder::slices`, `WBCHECK_LOOM_SLICES`): the slices
+/// together run exactly the executions of the one search at the same depth (each once: the same
+/// count, the same final states), and that search reaches every final state the unsplit search
+/// does (it explores its first forks in full: a superset of DPOR's choices there). Without a bound
+/// both are complete, so they reach the same states.
+#[test]
+fn c11_programs_split_by_prefix_run_the_whole_search_once() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
+    let (mut whole, mut split) = (0u64, 0u64);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(37_000 + i), shape);
+        for bound in [Some(1), Some(2), None] {
+            let unsplit = match bound {
+                Some(k) => loom_outcomes_bounded(&p, k, false),
+                None => loom_outcomes(&p),
+            };
+            for (depth, width) in [(1, 1), (3, 1), (6, 1), (2, 2), (4, 4096)] {
+                let split_at = |count| Slices { count, depth, width };
+                let one = loom_outcomes_sliced(&p, bound, split_at(1), 0);
+                let at = format!("program {i} bound {bound:?} depth {depth} width {width}");
+                let lost: Vec<_> = unsplit.outcomes.difference(&one.outcomes).collect();
+                assert!(lost.is_empty(), "{at} loses {lost:?}:\n{p}");
+                if bound.is_none() {
+                    assert_eq!(one.outcomes, unsplit.outcomes, "{at}:\n{p}");
+                }
+                let count = 3;
+                let slices: Vec<_> = (0..count).map(|s| loom_outcomes_sliced(&p, bound, split_at(count), s)).collect();
+                let executions: u64 = slices.iter().map(|r| r.executions).sum();
+                assert_eq!(executions, one.executions, "{at}: executions");
+                let union: std::collections::BTreeSet<_> =
+                    slices.iter().flat_map(|r| r.outcomes.iter().cloned()).collect();
+                assert_eq!(union, one.outcomes, "{at}: final states");
+                (whole, split) = (whole + unsplit.executions, split + one.executions);
+            }
+        }
+    }
+    eprintln!("{programs} programs: {whole} executions unsplit, {split} at the split depths");
 }

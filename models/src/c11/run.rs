@@ -92,14 +92,23 @@ fn execute<P: Platform>(p: &Program) -> Outcome {
 }
 
 /// Run `check` (which runs its argument once per execution) and collect the outcomes.
-fn collect(check: impl FnOnce(Box<dyn Fn() + Send + Sync>), p: &Program, run: fn(&Program) -> Outcome) -> Reached {
+/// `mine` says whether an execution is this search's to count (another slice's, under a loom
+/// search split by prefix, is not).
+fn collect(
+    check: impl FnOnce(Box<dyn Fn() + Send + Sync>),
+    p: &Program,
+    run: fn(&Program) -> Outcome,
+    mine: fn() -> bool,
+) -> Reached {
     let seen = Arc::new(Mutex::new(BTreeSet::new()));
     let executions = Arc::new(AtomicU64::new(0));
     let (program, seen2, executions2) = (Arc::new(p.clone()), seen.clone(), executions.clone());
     check(Box::new(move || {
-        executions2.fetch_add(1, StdOrdering::Relaxed);
         let o = run(&program);
-        seen2.lock().unwrap().insert(o);
+        if mine() {
+            executions2.fetch_add(1, StdOrdering::Relaxed);
+            seen2.lock().unwrap().insert(o);
+        }
     }));
     let outcomes = std::mem::take(&mut *seen.lock().unwrap());
     Reached { outcomes, executions: executions.load(StdOrdering::Relaxed) }
@@ -144,6 +153,15 @@ pub fn loom_outcomes_bounded(p: &Program, bound: usize, bounded_sleep_sets: bool
     })
 }
 
+/// Slice `slice` of the loom search at `bound` split by prefix ([`crate::bounds::Slices`],
+/// `Builder::split_depth`): the final states and executions of that slice.
+pub fn loom_outcomes_sliced(p: &Program, bound: Option<usize>, split: crate::bounds::Slices, slice: usize) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = bound;
+        (b.split_depth, b.split_width, b.slices, b.slice) = (split.depth, split.width, split.count, slice);
+    })
+}
+
 fn loom_search(p: &Program, limit: impl FnOnce(&mut loom::model::Builder)) -> Reached {
     collect(
         |f| {
@@ -155,12 +173,13 @@ fn loom_search(p: &Program, limit: impl FnOnce(&mut loom::model::Builder)) -> Re
         },
         p,
         execute::<Loom>,
+        loom::in_slice,
     )
 }
 
 /// Every final state shuttle's depth-first scheduler reaches (every schedule).
 pub fn shuttle_dfs_outcomes(p: &Program) -> Reached {
-    collect(|f| shuttle::check_dfs(f, None), p, execute::<Shuttle>)
+    collect(|f| shuttle::check_dfs(f, None), p, execute::<Shuttle>, || true)
 }
 
 #[cfg(test)]

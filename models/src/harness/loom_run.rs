@@ -3,14 +3,15 @@
 //!
 //! loom's search is a deterministic depth-first walk for a given program and preemption bound, so
 //! a failing execution is named by where it was found: `loom1:<tier>:<variant>:<placement>:
-//! <preemption bound or none>:<execution>` (the execution's 1-based number within that variant and
-//! placement's run). [`replay_loom`] re-runs that search, recording nothing until execution N,
+//! <preemption bound or none>:[<slice>/<slices>@<depth>w<width>:]<execution>` (the execution's 1-based
+//! number within that variant and placement's run, or within its slice when the search was split
+//! by schedule prefix: [`crate::bounds::Slices`]). [`replay_loom`] re-runs that search, recording nothing until execution N,
 //! and returns execution N's trace. The handle survives a rebuild of the same source; a change to
 //! the model or the core changes the walk, and the replayed trace says so by differing.
 
 use super::units::{combine, Phase, UnitSearch};
 use super::{execute_and_record, is_stop, lock, Collector, LoomRun, Model, Replayed, Stop, StopExploring};
-use crate::bounds::{Bounds, Tier};
+use crate::bounds::{Bounds, Slices, Tier};
 use crate::outcome::{Counterexample, LoomPart, Outcome, CHECKER_ERROR};
 use crate::panic::{payload_message, Capture};
 use std::collections::BTreeSet;
@@ -36,9 +37,10 @@ use wb_core::trace::Trace;
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let start = Instant::now();
     let runs = loom_runs(model);
+    let units = runs.len() * slice_count(bounds);
     let selected: Vec<usize> = match &bounds.loom_units {
-        Some(units) => units.iter().copied().filter(|&u| u < runs.len()).collect(),
-        None => (0..runs.len()).collect(),
+        Some(selected) => selected.iter().copied().filter(|&u| u < units).collect(),
+        None => (0..units).collect(),
     };
     let properties = model.loom_property_count();
     let ledger = match bounds.loom_preemptions {
@@ -56,14 +58,19 @@ pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
         loom_part: None,
     };
     if bounds.loom_units.is_some() {
-        outcome.loom_part = Some(LoomPart { units: runs.len(), selected, properties, ledger });
+        outcome.loom_part = Some(LoomPart { units, selected, properties, ledger });
     }
     outcome
 }
 
-/// How many units of work (variant, placement pairs) a loom row of `model` has.
-pub fn loom_unit_count<M: Model>(model: &M) -> usize {
-    loom_runs(model).len()
+/// How many units of work a loom row of `model` has at `bounds`: its (variant, placement) pairs,
+/// times the slices each pair's search is split into.
+pub fn loom_unit_count<M: Model>(model: &M, bounds: &Bounds) -> usize {
+    loom_runs(model).len() * slice_count(bounds)
+}
+
+fn slice_count(bounds: &Bounds) -> usize {
+    bounds.loom_slices.map_or(1, |s| s.count)
 }
 
 /// Iterative deepening up to `max` over the `selected` units: at each bound every unit's search
@@ -80,7 +87,7 @@ fn deepen<M: Model>(
     for k in 0..=max {
         let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
         for &unit in selected {
-            let (search, _) = search_unit(&runs[unit], unit, Phase::Bound(k), &at_k, &BTreeSet::new(), usize::MAX);
+            let (search, _) = search_unit(runs, unit, Phase::Bound(k), &at_k, &BTreeSet::new(), usize::MAX);
             found.extend(search.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR));
             ledger.push(search);
         }
@@ -103,7 +110,7 @@ fn unbounded<M: Model>(
     let mut ledger = Vec::new();
     let mut violated = BTreeSet::new();
     for &unit in selected {
-        let (search, stopped) = search_unit(&runs[unit], unit, Phase::Unbounded, bounds, &violated, properties);
+        let (search, stopped) = search_unit(runs, unit, Phase::Unbounded, bounds, &violated, properties);
         violated.extend(search.counterexamples.iter().map(|c| c.property));
         ledger.push(search);
         if stopped {
@@ -115,7 +122,7 @@ fn unbounded<M: Model>(
     while !violated.is_empty() {
         let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
         for &unit in selected {
-            let (search, _) = search_unit(&runs[unit], unit, Phase::Minimise(k), &at_k, &BTreeSet::new(), usize::MAX);
+            let (search, _) = search_unit(runs, unit, Phase::Minimise(k), &at_k, &BTreeSet::new(), usize::MAX);
             for c in &search.counterexamples {
                 violated.remove(c.property);
             }
@@ -140,13 +147,18 @@ fn loom_runs<M: Model>(model: &M) -> Vec<Run<M>> {
     runs
 }
 
-fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder {
+/// The loom search of `bounds`, at `preemptions`, as slice `slice` when it is split.
+fn builder(bounds: &Bounds, preemptions: Option<usize>, slice: usize) -> loom::model::Builder {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = preemptions;
     builder.max_duration = bounds.loom_max_duration;
     builder.max_permutations = bounds.loom_max_permutations;
     builder.max_branches = bounds.loom_max_branches;
     builder.bounded_sleep_sets = bounds.loom_bounded_sleep;
+    if let Some(slices) = bounds.loom_slices {
+        (builder.split_depth, builder.split_width) = (slices.depth, slices.width);
+        (builder.slices, builder.slice) = (slices.count, slice);
+    }
     // loom checks its limits every `checkpoint_interval` executions.
     builder.checkpoint_interval = 1_000;
     builder
@@ -154,16 +166,19 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>) -> loom::model::Builder 
 
 /// One unit's search at `bounds.loom_preemptions`, ranked ([`Collector::record`]), stopping once
 /// the properties it violates and those in `violated` number `stop_at`. Returns the search and
-/// whether it stopped early.
+/// whether it stopped early. Unit `u` is slice `u % count` of run `u / count` when the searches
+/// are split into `count` slices (one slice each otherwise).
 fn search_unit<M: Model>(
-    run: &Run<M>,
+    runs: &[Run<M>],
     unit: usize,
     phase: Phase,
     bounds: &Bounds,
     violated: &BTreeSet<&'static str>,
     stop_at: usize,
 ) -> (UnitSearch<Counterexample>, bool) {
-    let (variant, variant_index, plans, placement_index) = run;
+    let count = slice_count(bounds);
+    let (variant, variant_index, plans, placement_index) = &runs[unit / count];
+    let slice = bounds.loom_slices.map(|slices| (unit % count, slices));
     let capture = Capture::start();
     let shared = Collector::new(stop_at, violated.clone());
     let placement = variant.placement_label(plans);
@@ -174,14 +189,20 @@ fn search_unit<M: Model>(
         placement: *placement_index,
         preemptions,
         bounded_sleep: bounds.loom_bounded_sleep,
+        slice,
         first_execution: 0,
         rank: true,
     });
     let (m, s, label, plans) = (variant.clone(), shared.clone(), placement.clone(), plans.clone());
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| {
-        builder(bounds, preemptions).check(move || {
-            execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
+        builder(bounds, preemptions, unit % count).check(move || {
+            if loom::in_slice() {
+                execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
+            } else {
+                // Another slice's prefix: run only to reach the next one.
+                m.execute::<Loom>(&Arc::new(Trace::disabled()), &plans);
+            }
         })
     }));
     let (mut stopped, finished) = (false, result.is_ok());
@@ -209,7 +230,12 @@ fn search_unit<M: Model>(
 
 fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     let mut v = model.size();
-    v.push(("placements".into(), loom_unit_count(model) as u64));
+    v.push(("placements".into(), loom_runs(model).len() as u64));
+    if let Some(slices) = bounds.loom_slices {
+        v.push(("slices".into(), slices.count as u64));
+        v.push(("slice_depth".into(), slices.depth as u64));
+        v.push(("slice_width".into(), slices.width as u64));
+    }
     if let Some(p) = bounds.loom_preemptions {
         v.push(("preemptions".into(), p as u64));
     }
@@ -236,7 +262,9 @@ pub struct LoomHandle {
     /// The search ran with sleep sets under its preemption bound (`WBCHECK_LOOM_SLEEP_SETS=
     /// bounded`), which numbers its executions differently: written `Ks` for bound K.
     pub bounded_sleep: bool,
-    /// 1-based, within the variant and placement's run.
+    /// The slice of a search split by schedule prefix: which, and the split.
+    pub slice: Option<(usize, Slices)>,
+    /// 1-based, within the variant and placement's run (within its slice when split).
     pub execution: u64,
 }
 
@@ -244,18 +272,36 @@ impl LoomHandle {
     pub fn encode(&self) -> String {
         let sleep = if self.bounded_sleep && self.preemptions.is_some() { "s" } else { "" };
         let p = self.preemptions.map_or("none".to_string(), |p| format!("{p}{sleep}"));
-        format!("loom1:{}:{}:{}:{p}:{}", self.tier.name(), self.variant, self.placement, self.execution)
+        let slice = self.slice.map_or(String::new(), |(i, s)| format!("{i}/{}@{}w{}:", s.count, s.depth, s.width));
+        format!("loom1:{}:{}:{}:{p}:{slice}{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]:EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
-        let [tier, variant, placement, preemptions, execution] = fields[..] else {
-            return Err(bad("five fields after loom1:"));
+        let (tier, variant, placement, preemptions, slice, execution) = match fields[..] {
+            [t, v, p, k, e] => (t, v, p, k, None, e),
+            [t, v, p, k, slice, e] => (t, v, p, k, Some(slice), e),
+            _ => return Err(bad("five or six fields after loom1:")),
         };
         let num = |f: &str, what: &str| f.parse::<u64>().map_err(|_| bad(&format!("{what} '{f}' is not a number")));
+        let slice = match slice {
+            None => None,
+            Some(f) => {
+                let malformed = || bad(&format!("slice '{f}' is not SLICE/SLICES@DEPTHwWIDTH"));
+                let (i, rest) = f.split_once('/').ok_or_else(malformed)?;
+                let (count, split) = rest.split_once('@').ok_or_else(malformed)?;
+                let (depth, width) = split.split_once('w').ok_or_else(malformed)?;
+                let slices = Slices::parse(&format!("{count}:{depth}:{width}")).map_err(|_| malformed())?;
+                let i = num(i, "slice")? as usize;
+                if i >= slices.count {
+                    return Err(bad(&format!("slice {i} of {}", slices.count)));
+                }
+                Some((i, slices))
+            }
+        };
         let execution = num(execution, "execution")?;
         let (preemptions, bounded_sleep) = match preemptions.strip_suffix('s') {
             Some(bound) => (bound, true),
@@ -274,6 +320,7 @@ impl LoomHandle {
                 Some(num(preemptions, "preemption bound")? as usize)
             },
             bounded_sleep,
+            slice,
             execution,
         })
     }
@@ -306,10 +353,15 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         loom_max_duration: None,
         loom_max_permutations: None,
         loom_bounded_sleep: h.bounded_sleep,
+        loom_slices: h.slice.map(|(_, slices)| slices),
         ..bounds.clone()
     };
     let run = catch_unwind(AssertUnwindSafe(|| {
-        builder(&bounds, h.preemptions).check(move || {
+        builder(&bounds, h.preemptions, h.slice.map_or(0, |(i, _)| i)).check(move || {
+            if !loom::in_slice() {
+                m.execute::<Loom>(&Arc::new(Trace::disabled()), &plans);
+                return;
+            }
             let n = c.fetch_add(1, Ordering::Relaxed) + 1;
             let trace = Arc::new(if n == target { Trace::new() } else { Trace::disabled() });
             let violations = m.execute::<Loom>(&trace, &plans);
@@ -346,13 +398,22 @@ mod tests {
 
     #[test]
     fn handles_round_trip_and_bad_ones_are_errors() {
-        for (preemptions, bounded_sleep) in [(Some(0), false), (Some(3), false), (None, false), (Some(3), true)] {
+        let split = Some((3, Slices { count: 8, depth: 2, width: 1 }));
+        for (preemptions, bounded_sleep, slice) in [
+            (Some(0), false, None),
+            (Some(3), false, None),
+            (None, false, None),
+            (Some(3), true, None),
+            (Some(2), false, split),
+            (None, false, split),
+        ] {
             let h = LoomHandle {
                 tier: Tier::Deep,
                 variant: 2,
                 placement: 1,
                 preemptions,
                 bounded_sleep,
+                slice,
                 execution: 71_219,
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
@@ -364,6 +425,7 @@ mod tests {
                 placement: 2,
                 preemptions: Some(2),
                 bounded_sleep: true,
+                slice: None,
                 execution: 5
             }
             .encode(),
@@ -374,8 +436,22 @@ mod tests {
                 tier: Tier::Quick,
                 variant: 0,
                 placement: 2,
+                preemptions: Some(2),
+                bounded_sleep: false,
+                slice: split,
+                execution: 5
+            }
+            .encode(),
+            "loom1:quick:0:2:2:3/8@2w1:5"
+        );
+        assert_eq!(
+            LoomHandle {
+                tier: Tier::Quick,
+                variant: 0,
+                placement: 2,
                 preemptions: None,
                 bounded_sleep: false,
+                slice: None,
                 execution: 5
             }
             .encode(),
@@ -389,6 +465,11 @@ mod tests {
             "loom1:quick:0:0:-1:2",
             "loom1:quick:0:0:nones:2",
             "loom1:quick:0:0:1:0",
+            "loom1:quick:0:0:1:8/8@2w1:1",
+            "loom1:quick:0:0:1:1/8:1",
+            "loom1:quick:0:0:1:1/8@2:1",
+            "loom1:quick:0:0:1:1/8@0w1:1",
+            "loom1:quick:0:0:1:x/8@2w1:1",
         ] {
             assert!(LoomHandle::decode(bad).unwrap_err().contains("malformed loom replay handle"), "{bad}");
         }

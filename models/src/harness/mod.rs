@@ -147,6 +147,8 @@ struct LoomRun {
     preemptions: Option<usize>,
     /// Sleep sets under the preemption bound.
     bounded_sleep: bool,
+    /// The slice of a split search.
+    slice: Option<(usize, crate::bounds::Slices)>,
     /// The collector's execution count when this variant and placement's search began.
     first_execution: u64,
     /// Whether a later counterexample of a property may replace the kept one ([`Collector::record`]).
@@ -252,6 +254,7 @@ impl Collector {
                 placement: r.placement,
                 preemptions: r.preemptions,
                 bounded_sleep: r.bounded_sleep,
+                slice: r.slice,
                 execution: self.outcome.executions - r.first_execution,
             }
             .encode()

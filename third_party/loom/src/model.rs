@@ -1,6 +1,6 @@
 //! Model concurrent programs.
 
-use crate::rt::{self, Execution, Scheduler};
+use crate::rt::{self, Execution, Scheduler, Split};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,6 +47,29 @@ pub struct Builder {
     ///
     /// Defaults to whether the `LOOM_BOUNDED_SLEEP_SETS` environment variable is set.
     pub bounded_sleep_sets: bool,
+
+    /// Split the search by schedule prefix. An execution's prefix is its choices at its first
+    /// forks (branches with more than one alternative): up to `split_depth` of them, ending early
+    /// at the `split_width`-th that does not take its first alternative. Those forks are explored
+    /// in full when created (every thread that may run, every store a load may read), so the
+    /// prefixes do not depend on what the search finds below them. This search explores below
+    /// the prefixes numbered `slice` modulo `slices`, in the order reached; the `slices` searches
+    /// together run the executions of the one search with `slices` 1, each once, so they may run
+    /// in separate processes. [`crate::in_slice`] tells the model whether an execution is its
+    /// own. Not with `bounded_sleep_sets` under a bound (a slice cannot know which subtrees of
+    /// another the bound cut). Defaults: depth 0 (no split), width unlimited, 1 slice.
+    pub split_depth: usize,
+
+    /// How many forks of a prefix may take other than their first alternative (see
+    /// `split_depth`): 1 splits only along the search's first path, so few forks are explored
+    /// in full; more give more, smaller subtrees at the cost of more full forks.
+    pub split_width: usize,
+
+    /// How many slices the search is split into (see `split_depth`).
+    pub slices: usize,
+
+    /// Which slice this search is, `0..slices` (see `split_depth`).
+    pub slice: usize,
 
     /// When doing an exhaustive check, uses the file to store and load the
     /// check progress
@@ -129,6 +152,10 @@ impl Builder {
             max_permutations,
             preemption_bound,
             bounded_sleep_sets,
+            split_depth: 0,
+            split_width: usize::MAX,
+            slices: 1,
+            slice: 0,
             checkpoint_file,
             checkpoint_interval,
             expect_explicit_explore: false,
@@ -151,11 +178,30 @@ impl Builder {
         let mut i = 1;
         let mut _span = tracing::info_span!("iter", message = i).entered();
 
+        assert!(
+            self.slice < self.slices && (self.slices == 1 || self.split_depth > 0 && self.split_width > 0),
+            "loom: slice {} of {} at split depth {}: the slice must be below the slice count, \
+             and more than one slice needs a split depth and width",
+            self.slice,
+            self.slices,
+            self.split_depth
+        );
+        assert!(
+            self.split_depth == 0 || self.preemption_bound.is_none() || !self.bounded_sleep_sets,
+            "loom: a split search cannot use sleep sets under a preemption bound"
+        );
+        let split = Split {
+            depth: self.split_depth,
+            width: self.split_width,
+            slices: self.slices,
+            slice: self.slice,
+        };
         let mut execution = Execution::new(
             self.max_threads,
             self.max_branches,
             self.preemption_bound,
             self.bounded_sleep_sets,
+            split,
             !self.expect_explicit_explore,
         );
         let mut scheduler = Scheduler::new(self.max_threads);

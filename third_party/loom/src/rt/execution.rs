@@ -1,6 +1,6 @@
 use crate::rt::alloc::Allocation;
 use crate::rt::psc::Psc;
-use crate::rt::{lazy_static, object, thread, Path, MAX_THREADS};
+use crate::rt::{lazy_static, object, thread, Path, Split, MAX_THREADS};
 
 use std::collections::HashMap;
 use std::fmt;
@@ -78,6 +78,7 @@ impl Execution {
         max_branches: usize,
         preemption_bound: Option<usize>,
         bounded_sleep: bool,
+        split: Split,
         exploring: bool,
     ) -> Execution {
         let id = Id::new();
@@ -88,7 +89,7 @@ impl Execution {
 
         Execution {
             id,
-            path: Path::new(max_branches, preemption_bound, bounded_sleep, exploring),
+            path: Path::new(max_branches, preemption_bound, bounded_sleep, split, exploring),
             threads,
             psc: Psc::default(),
             sleep: [None; MAX_THREADS],

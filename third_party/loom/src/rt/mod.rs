@@ -39,7 +39,7 @@ mod mutex;
 pub(crate) use self::mutex::Mutex;
 
 mod path;
-pub(crate) use self::path::Path;
+pub(crate) use self::path::{Path, Split};
 
 mod psc;
 
@@ -287,6 +287,13 @@ pub fn choose(n: usize) -> usize {
         }
         execution.path.branch_load()
     })
+}
+
+/// Whether the current execution belongs to this search's slice (`Builder::slices`): always,
+/// unless the search is split. An execution of another slice's schedule prefix runs only to
+/// reach the next prefix; checking it is that slice's work, so a model ignores it.
+pub fn in_slice() -> bool {
+    execution(|execution| execution.path.in_slice())
 }
 
 pub(crate) fn execution<F, R>(f: F) -> R

@@ -36,6 +36,40 @@ pub(crate) struct Path {
 
     /// How to reset the `exploring` state
     exploring_on_start: bool,
+
+    /// The search split into slices by schedule prefix ([`Split`]).
+    split: Split,
+
+    /// The current path's forks explored in full ([`Split`]): position, and whether the path
+    /// takes the fork's first alternative.
+    forks: Vec<(usize, bool)>,
+
+    /// The current execution's prefix, numbered from 0 in the order the search reaches them.
+    prefix: u64,
+
+    /// Whether the current execution's prefix belongs to this search's slice.
+    in_slice: bool,
+}
+
+/// A search split into slices by schedule prefix (`Builder::split_depth`, `Builder::slices`).
+/// A *fork* is a branch with more than one alternative. An execution's *prefix* is its choices
+/// at its first forks: `depth` of them, or fewer when the `width`-th fork that does not take its
+/// first alternative comes sooner. While a path's prefix is open, each fork is explored in full
+/// when created (every thread that may run there, every store a load may read), so the prefixes
+/// do not depend on what the search finds below them: the subtrees below different prefixes are
+/// independent searches (a backtracking point they add to a prefix's fork is there already).
+/// Prefixes are numbered in the order the search reaches them, and slice `slice` of `slices`
+/// explores below those whose number is `slice` modulo `slices`. An execution of another
+/// slice's prefix is run once, to reach the next prefix, and explores nothing below its prefix
+/// ([`Path::in_slice`] tells the model to ignore it). The slices' executions together are the
+/// one-slice search's, each once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "checkpoint", derive(Serialize, Deserialize))]
+pub(crate) struct Split {
+    pub(crate) depth: usize,
+    pub(crate) width: usize,
+    pub(crate) slices: usize,
+    pub(crate) slice: usize,
 }
 
 #[derive(Debug)]
@@ -150,6 +184,7 @@ impl Path {
         max_branches: usize,
         preemption_bound: Option<u8>,
         bounded_sleep: bool,
+        split: Split,
         exploring: bool,
     ) -> Path {
         Path {
@@ -160,7 +195,27 @@ impl Path {
             exploring,
             skipping: false,
             exploring_on_start: exploring,
+            split,
+            forks: Vec::new(),
+            prefix: 0,
+            in_slice: split.slice == 0,
         }
+    }
+
+    /// Whether the current execution belongs to this search's slice ([`Split`]).
+    pub(crate) fn in_slice(&self) -> bool {
+        self.in_slice
+    }
+
+    /// Whether a branch created now is explored: not below the prefix of another slice.
+    fn explores_new(&self) -> bool {
+        self.exploring && (self.in_slice || self.forking())
+    }
+
+    /// Whether the current path's prefix is still open: a branch created now with more than one
+    /// alternative is one of its forks, explored in full.
+    fn forking(&self) -> bool {
+        self.forks.len() < self.split.depth && self.forks.iter().filter(|(_, first)| !first).count() < self.split.width
     }
 
     pub(crate) fn explore_state(&mut self) {
@@ -208,12 +263,16 @@ impl Path {
     pub(super) fn push_load(&mut self, seed: &[u8]) {
         assert_path_len!(self.branches);
 
+        let exploring = self.explores_new();
         let load_ref = self.branches.insert(Load {
             values: [0; MAX_CHOICES],
             pos: 0,
             len: 0,
-            exploring: self.exploring,
+            exploring,
         });
+        if exploring && seed.len() > 1 && self.forking() {
+            self.forks.push((load_ref.index(), true));
+        }
 
         let load = load_ref.get_mut(&mut self.branches);
 
@@ -255,10 +314,14 @@ impl Path {
         if self.is_traversed() {
             assert_path_len!(self.branches);
 
-            self.branches.insert(Spurious {
+            let exploring = self.explores_new();
+            let spurious_ref = self.branches.insert(Spurious {
                 spur: false,
-                exploring: self.exploring,
+                exploring,
             });
+            if exploring && self.forking() {
+                self.forks.push((spurious_ref.index(), true));
+            }
         }
 
         let spurious = object::Ref::from_usize(self.pos)
@@ -300,7 +363,7 @@ impl Path {
                 clock,
                 ran: VersionVec::new(),
                 cut: 0,
-                exploring: self.exploring,
+                exploring: self.explores_new(),
             });
 
             // Get a reference to the branch in the object store.
@@ -355,9 +418,23 @@ impl Path {
                 preemptions,
             );
 
+            let forking = self.forking();
             let schedule = schedule_ref.get_mut(&mut self.branches);
             schedule.initial_active = initial_active;
             schedule.preemptions = preemptions;
+
+            // One of a split search's first forks: every thread that may run here, now.
+            if schedule.exploring && forking && !schedule.at_bound(self.preemption_bound) {
+                for i in 0..MAX_THREADS {
+                    if schedule.sleep & (1 << i) == 0 {
+                        schedule.threads[i].explore();
+                    }
+                }
+                let alternatives = schedule.threads.iter().filter(|th| th.is_pending() || th.is_active()).count();
+                if alternatives > 1 {
+                    self.forks.push((schedule_ref.index(), true));
+                }
+            }
         }
 
         let schedule = object::Ref::from_usize(self.pos)
@@ -531,6 +608,9 @@ impl Path {
         //
         // This is depth-first tree traversal.
         //
+        // A split search's prefix changes when one of its forks advances: any branch that can,
+        // while the prefix is open, else one at or above its last fork.
+        let prefix_end = if self.forking() { None } else { self.forks.last().map(|&(at, _)| at) };
         for last in (0..self.branches.len()).rev() {
             let last = object::Ref::from_usize(last);
 
@@ -560,6 +640,7 @@ impl Path {
                     .is_some();
 
                 if rem {
+                    self.advanced(last.index(), prefix_end);
                     return true;
                 }
             } else if let Some(load_ref) = last.downcast::<Load>(&self.branches) {
@@ -572,6 +653,7 @@ impl Path {
                 load.pos += 1;
 
                 if load.pos < load.len {
+                    self.advanced(last.index(), prefix_end);
                     return true;
                 }
             } else if let Some(spurious_ref) = last.downcast::<Spurious>(&self.branches) {
@@ -583,6 +665,7 @@ impl Path {
 
                 if !spurious.spur {
                     spurious.spur = true;
+                    self.advanced(last.index(), prefix_end);
                     return true;
                 }
             } else {
@@ -591,6 +674,20 @@ impl Path {
         }
 
         false
+    }
+
+    /// The branch at `at` took its next alternative: forks below it are gone, and the next
+    /// execution has a new prefix when `at` is one of the prefix's forks (`prefix_end`: the last
+    /// of them; none while the prefix was open, when every branch that can advance is one).
+    fn advanced(&mut self, at: usize, prefix_end: Option<usize>) {
+        self.forks.retain(|&(p, _)| p <= at);
+        if let Some(fork) = self.forks.last_mut().filter(|(p, _)| *p == at) {
+            fork.1 = false;
+        }
+        if self.split.depth > 0 && prefix_end.map_or(true, |end| at <= end) {
+            self.prefix += 1;
+            self.in_slice = self.prefix % self.split.slices as u64 == self.split.slice as u64;
+        }
     }
 
     fn last_schedule(&self) -> Option<object::Ref<Schedule>> {
