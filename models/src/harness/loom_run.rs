@@ -10,7 +10,9 @@
 //! the model or the core changes the walk, and the replayed trace says so by differing.
 
 use super::units::{combine, Phase, UnitSearch};
-use super::{execute_and_record, is_stop, lock, Collector, LoomRun, Model, Replayed, Stop, StopExploring};
+use super::{
+    execute_and_record, execute_foreign, is_stop, lock, Collector, LoomRun, Model, Replayed, Stop, StopExploring,
+};
 use crate::bounds::{Bounds, Slices, Tier};
 use crate::outcome::{Counterexample, LoomPart, Outcome, CHECKER_ERROR};
 use crate::panic::{payload_message, Capture};
@@ -201,7 +203,7 @@ fn search_unit<M: Model>(
                 execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
             } else {
                 // Another slice's prefix: run only to reach the next one.
-                m.execute::<Loom>(&Arc::new(Trace::disabled()), &plans);
+                execute_foreign::<M, Loom>(&m, &s, &plans, &label);
             }
         })
     }));

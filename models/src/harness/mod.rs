@@ -314,6 +314,15 @@ fn execute_and_record<M: Model, P: Platform>(
     kept
 }
 
+/// Run an execution of another slice's prefix ([`crate::bounds::Slices`]): not counted and not
+/// checked, but a panic in it (which ends this slice's search too) is reported like any other.
+fn execute_foreign<M: Model, P: Platform>(model: &M, shared: &Shared, plans: &[CpuPlan], placement: &str) {
+    let trace = Arc::new(Trace::new());
+    lock(shared).current = Some((trace.clone(), placement.to_owned()));
+    model.execute::<P>(&trace, plans);
+    lock(shared).current = None;
+}
+
 fn is_stop(payload: &(dyn std::any::Any + Send)) -> bool {
     payload.downcast_ref::<StopExploring>().is_some()
 }
