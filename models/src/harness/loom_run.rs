@@ -420,45 +420,22 @@ mod tests {
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
-        assert_eq!(
-            LoomHandle {
+        for (preemptions, bounded_sleep, slice, encoded) in [
+            (Some(2), true, None, "loom1:quick:0:2:2s:5"),
+            (Some(2), false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
+            (None, false, None, "loom1:quick:0:2:none:5"),
+        ] {
+            let h = LoomHandle {
                 tier: Tier::Quick,
                 variant: 0,
                 placement: 2,
-                preemptions: Some(2),
-                bounded_sleep: true,
-                slice: None,
-                execution: 5
-            }
-            .encode(),
-            "loom1:quick:0:2:2s:5"
-        );
-        assert_eq!(
-            LoomHandle {
-                tier: Tier::Quick,
-                variant: 0,
-                placement: 2,
-                preemptions: Some(2),
-                bounded_sleep: false,
-                slice: split,
-                execution: 5
-            }
-            .encode(),
-            "loom1:quick:0:2:2:3/8@2w1:5"
-        );
-        assert_eq!(
-            LoomHandle {
-                tier: Tier::Quick,
-                variant: 0,
-                placement: 2,
-                preemptions: None,
-                bounded_sleep: false,
-                slice: None,
-                execution: 5
-            }
-            .encode(),
-            "loom1:quick:0:2:none:5"
-        );
+                preemptions,
+                bounded_sleep,
+                slice,
+                execution: 5,
+            };
+            assert_eq!(h.encode(), encoded);
+        }
         for bad in [
             "shuttle1:1",
             "loom1:quick:0:0:1",
