@@ -3,7 +3,7 @@
 
 use crate::oracle;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use wb_core::trace::{describe_stale, with_marks, Stale};
 use wb_models::bounds::{Bounds, Tier};
 use wb_models::harness::units::{combine, Found, Phase, UnitSearch};
@@ -335,6 +335,17 @@ impl Row {
             let p = other.part.ok_or_else(|| format!("row {name} appears twice, once whole"))?;
             if (p.units, p.properties) != (part.units, part.properties) {
                 return Err(format!("the parts of row {name} come from different builds or tiers"));
+            }
+            if other.bounds != row.bounds {
+                let differ: BTreeSet<&str> = row
+                    .bounds
+                    .keys()
+                    .chain(other.bounds.keys())
+                    .filter(|k| row.bounds.get(*k) != other.bounds.get(*k))
+                    .map(String::as_str)
+                    .collect();
+                let differ: Vec<&str> = differ.into_iter().collect();
+                return Err(format!("the parts of row {name} ran with different bounds ({})", differ.join(", ")));
             }
             if let Some(u) = p.selected.iter().find(|u| part.selected.contains(u)) {
                 return Err(format!("unit {u} of row {name} is in two parts"));

@@ -361,8 +361,8 @@ fn matrix_args<'a>(rows: &[(&'a str, &'a str)]) -> Vec<&'a str> {
 }
 
 /// Run `rows` as one process, as 4 shards merged and with `--jobs 3`, under `env`; check that the
-/// three agree field by field and that merge refuses a part twice or a unit missing. Returns the
-/// one process's rows.
+/// three agree field by field and that merge refuses a part twice, a unit missing or parts run
+/// with different bounds. Returns the one process's rows.
 fn split_rows_match(tag: &str, rows: &[(&str, &str)], env: &[(&str, &str)]) -> Vec<serde_json::Value> {
     let dir = std::env::temp_dir().join(format!("wbcheck-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -392,10 +392,13 @@ fn split_rows_match(tag: &str, rows: &[(&str, &str)], env: &[(&str, &str)]) -> V
     let merged: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
     // A part repeated in two shards, or a unit no shard ran, is bad input.
     let shard = |i: usize| -> serde_json::Value { serde_json::from_slice(&std::fs::read(&files[i]).unwrap()).unwrap() };
-    let (mut twice, mut missing) = (shard(1), shard(1));
+    let (mut twice, mut missing, mut other) = (shard(1), shard(1), shard(1));
     twice["results"][0]["part"] = shard(0)["results"][0]["part"].clone();
     missing["results"][0]["part"]["selected"].as_array_mut().unwrap().pop();
-    for (bad, why) in [(twice, "in two parts"), (missing, "no shard ran units")] {
+    other["results"][0]["bounds"]["max_branches"] = 7.into();
+    for (bad, why) in
+        [(twice, "in two parts"), (missing, "no shard ran units"), (other, "different bounds (max_branches)")]
+    {
         let file = dir.join("bad.json");
         std::fs::write(&file, bad.to_string()).unwrap();
         let out = wbcheck(&["merge", &files[0], file.to_str().unwrap(), &files[2], &files[3]]);
