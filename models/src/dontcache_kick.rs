@@ -363,7 +363,7 @@ impl Model for KickModel {
         if let Some(message) = dirty_tracking(wb, &inodes) {
             v.push(Violation { property: DIRTY_TRACKING, message });
         }
-        if let Some(message) = kicked.violation(&ctx, &[wb], &inode_refs).filter(|_| !flusher.capped()) {
+        if let Some(message) = kicked.violation(&ctx, &[wb], &inode_refs).filter(|_| flusher.timing_judged()) {
             v.push(Violation { property: EXPEDITION, message });
         }
         v

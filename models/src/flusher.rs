@@ -105,6 +105,8 @@ pub struct Flusher {
     calls: AtomicUsize,
     /// How many times a timer has fired.
     epoch: AtomicUsize,
+    /// A timer fired while another thread was inside a call (see [`Flusher::timing_judged`]).
+    fired_in_call: AtomicBool,
     log: Mutex<Log>,
 }
 
@@ -116,6 +118,7 @@ impl Flusher {
             done: AtomicUsize::new(0),
             calls: AtomicUsize::new(0),
             epoch: AtomicUsize::new(0),
+            fired_in_call: AtomicBool::new(false),
             log: Mutex::new(Log::default()),
         }
     }
@@ -139,11 +142,18 @@ impl Flusher {
         self.epoch.load(Ghost::Relaxed)
     }
 
-    /// Let `wb`'s armed timer fire if `now` says so and no other thread is inside a call.
+    /// Let `wb`'s armed timer fire if `now` says so and no other thread is inside a call. The
+    /// guard is a ghost read before the firing's compare-exchange, and a checker may switch
+    /// threads between the two: a thread can enter a call in that gap. The read after the firing
+    /// (no switch between an operation and the code that follows it) tells, and
+    /// [`Flusher::timing_judged`] then leaves the execution's timing unjudged.
     fn fire<P: Platform>(&self, ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
         let fired = fire_timer(ctx, wb, || self.calls.load(Ghost::Relaxed) == 0 && now());
         if fired {
             self.epoch.fetch_add(1, Ghost::Relaxed);
+            if self.calls.load(Ghost::Relaxed) != 0 {
+                self.fired_in_call.store(true, Ghost::Relaxed);
+            }
         }
         fired
     }
@@ -255,6 +265,15 @@ impl Flusher {
     /// the other threads were done (a flusher that spins to the bound has a `no-idle-spin` run).
     pub fn capped(&self) -> bool {
         !self.runs_left()
+    }
+
+    /// Whether `expedition` (a claim about time) is judged on this execution: not when the run
+    /// bound ended the runs ([`Flusher::capped`]), nor when a timer fired while another thread was
+    /// inside a call. Time passes only outside calls (the module docs); such an execution is
+    /// outside that scope, and its twin with the timer firing before the call began is explored
+    /// on its own. The other properties are judged on it: the kernel can fire a timer there.
+    pub fn timing_judged(&self) -> bool {
+        !self.capped() && !self.fired_in_call.load(Ghost::Relaxed)
     }
 
     /// `quiescence` and `no-idle-spin`, judged once every thread has joined and the queued runs
@@ -453,5 +472,64 @@ impl<P: Platform> Expedition<P> {
             ));
         }
         Some(parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+    use wb_core::ctx::CpuPlan;
+    use wb_core::sync::Loom;
+    use wb_core::trace::Trace;
+    use wb_core::wb::{wb_wakeup_delayed, Bdi};
+
+    /// The guard of a timer firing is read before the firing's compare-exchange: loom reaches a
+    /// firing between two operations of another thread's call (two `wb_wakeup_delayed`: RMWs of
+    /// the word the firing changes, so the search orders them; the trace records each step right
+    /// after its operation, before the thread can be switched out), and every such
+    /// execution leaves `expedition` unjudged; executions where the timer fires outside the
+    /// call are judged.
+    #[test]
+    fn a_timer_fired_inside_a_call_leaves_the_timing_unjudged() {
+        let seen = Arc::new([AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]);
+        let counts = seen.clone();
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = None;
+        builder.check(move || {
+            let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 32, 3));
+            let trace = Arc::new(Trace::new());
+            wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
+            let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
+            let flusher = Arc::new(Flusher::new(bounds, 1));
+            let caller = {
+                let (bdi, flusher, trace) = (bdi.clone(), flusher.clone(), trace.clone());
+                Loom::spawn(move || {
+                    let ctx = Ctx::<Loom>::new(trace, "caller", CpuPlan::Fixed(0));
+                    flusher.call(|| (0..2).for_each(|_| wb_wakeup_delayed(&ctx, bdi.wb(0))));
+                    flusher.thread_done();
+                })
+            };
+            let ctx = Ctx::new(trace.clone(), "flusher", CpuPlan::Fixed(0));
+            flusher.look(&ctx, &[bdi.wb(0)], &[], &|_| {});
+            Loom::join(caller);
+            // The caller's two wakeups (read-modify-writes of dwork, recorded as they happen)
+            // and the firing, in execution order; the setup's wakeup is the first step.
+            let order: Vec<&str> = trace.functions().into_iter().skip(1).map(|(_, f)| f).collect();
+            let fired = order.iter().position(|&f| f == "delayed_work_timer_fn");
+            let ops: Vec<usize> = (0..order.len()).filter(|&i| order[i] == "wb_wakeup_delayed").collect();
+            let inside = matches!((fired, &ops[..]), (Some(t), [a, b]) if *a < t && t < *b);
+            let judged = flusher.timing_judged();
+            if inside {
+                assert!(!judged, "a timer fired between two operations of a call, and the timing is judged: {order:?}");
+                seen[0].fetch_add(1, Ghost::Relaxed);
+            } else if fired.is_some() && judged {
+                seen[1].fetch_add(1, Ghost::Relaxed);
+            }
+            seen[2].fetch_add(1, Ghost::Relaxed);
+        });
+        let [inside, judged, all] = [0, 1, 2].map(|i| counts[i].load(Ghost::Relaxed));
+        assert!(inside > 0, "no execution fired the timer inside the call ({all} executions)");
+        assert!(judged > 0, "no execution fired the timer outside the call ({all} executions)");
     }
 }

@@ -157,7 +157,7 @@ impl Model for PinModel {
             }
         }
         let live: Vec<&Wb<P>> = wbs.iter().copied().filter(|wb| wb.life() == wb_core::wb::Life::Live).collect();
-        if let Some(message) = kicked.violation(&ctx, &live, &[&inode]).filter(|_| !flusher.capped()) {
+        if let Some(message) = kicked.violation(&ctx, &live, &[&inode]).filter(|_| flusher.timing_judged()) {
             note(EXPEDITION, message);
         }
         violations
