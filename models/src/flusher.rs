@@ -271,7 +271,9 @@ impl Flusher {
     /// bound ended the runs ([`Flusher::capped`]), nor when a timer fired while another thread was
     /// inside a call. Time passes only outside calls (the module docs); such an execution is
     /// outside that scope, and its twin with the timer firing before the call began is explored
-    /// on its own. The other properties are judged on it: the kernel can fire a timer there.
+    /// on its own, within the same preemption bound (the switch between the guard and the firing
+    /// moved to just after the firing). The other properties are judged on it: the kernel can
+    /// fire a timer there.
     pub fn timing_judged(&self) -> bool {
         !self.capped() && !self.fired_in_call.load(Ghost::Relaxed)
     }
