@@ -153,6 +153,11 @@ impl Flusher {
             self.epoch.fetch_add(1, Ghost::Relaxed);
             if self.calls.load(Ghost::Relaxed) != 0 {
                 self.fired_in_call.store(true, Ghost::Relaxed);
+                ctx.event(
+                    "delayed_work_timer_fn",
+                    "(model) it fired inside another thread's call, outside the time rule: expedition is not judged on this execution",
+                    &[],
+                );
             }
         }
         fired
