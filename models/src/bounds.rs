@@ -8,6 +8,7 @@
 //! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
+//! | `WBCHECK_LOOM_SOURCE_SETS` | `on`: source sets in a search without a preemption bound (one initial of a race's reversal, not every one) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
 //! loom's own `LOOM_MAX_PREEMPTIONS`, `LOOM_MAX_DURATION`, `LOOM_MAX_PERMUTATIONS` and
@@ -65,6 +66,10 @@ pub struct Bounds {
     /// loom: sleep sets under the preemption bound too (the vendored loom's
     /// `Builder::bounded_sleep_sets`), from `WBCHECK_LOOM_SLEEP_SETS=bounded`; off by default.
     pub loom_bounded_sleep: bool,
+    /// loom: source sets in a search without a preemption bound (the vendored loom's
+    /// `Builder::source_sets`), from `WBCHECK_LOOM_SOURCE_SETS=on`; off by default, no effect
+    /// under a bound.
+    pub loom_source_sets: bool,
     /// loom: each unit's search split by schedule prefix into slices, each a unit of its own
     /// ([`Slices`]), from `WBCHECK_LOOM_SLICES`; `None` by default.
     pub loom_slices: Option<Slices>,
@@ -134,6 +139,7 @@ impl Bounds {
             seed: 1,
             loom_units: None,
             loom_bounded_sleep: false,
+            loom_source_sets: false,
             loom_slices: None,
         }
     }
@@ -210,6 +216,15 @@ impl Bounds {
                 ))
             }
         }
+        match var("WBCHECK_LOOM_SOURCE_SETS").as_deref().map(str::trim) {
+            None | Some("off") => {}
+            Some("on") => b.loom_source_sets = true,
+            Some(v) => {
+                return Err(format!(
+                    "invalid value '{v}' for WBCHECK_LOOM_SOURCE_SETS: expected on (source sets in a search without a preemption bound) or off (the default)"
+                ))
+            }
+        }
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);
             if b.loom_bounded_sleep {
@@ -272,6 +287,11 @@ mod tests {
         assert!(sleep("bounded").unwrap().loom_bounded_sleep);
         assert!(!sleep("unbounded").unwrap().loom_bounded_sleep);
         assert!(sleep("yes").unwrap_err().contains("WBCHECK_LOOM_SLEEP_SETS"));
+        let source =
+            |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SOURCE_SETS").then(|| v.into()));
+        assert!(source("on").unwrap().loom_source_sets);
+        assert!(!source("off").unwrap().loom_source_sets);
+        assert!(source("1").unwrap_err().contains("WBCHECK_LOOM_SOURCE_SETS"));
         let slices = |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLICES").then(|| v.into()));
         let default = Slices { count: 8, depth: Slices::DEFAULT_DEPTH, width: Slices::DEFAULT_WIDTH };
         assert_eq!(slices("8").unwrap().loom_slices, Some(default));

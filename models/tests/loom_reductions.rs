@@ -11,11 +11,23 @@
 //! racing thread), never less. Both tests also require it to run no more executions in all.
 //! Without a preemption bound the search always had sleep sets: c11_differential.rs and
 //! c11_controls.rs check it.
+//!
+//! Source sets without a preemption bound (`Builder::source_sets`, `WBCHECK_LOOM_SOURCE_SETS=on`:
+//! one initial of a race's reversal, and none when one is explored or asleep there) must reach
+//! exactly what the search without them reaches, in no more executions:
+//!
+//! | test | compares, with and without source sets, without a preemption bound |
+//! |---|---|
+//! | `c11_programs_reach_the_same_final_states_with_source_sets` | the final states of 200 generated c11 programs (3 threads, 3 operations, 2 locations, mutexes): equal |
+//! | `every_scenario_reaches_the_same_verdicts_with_source_sets` | every scenario's every revision on its first configuration and placement, but the searches no machine finishes (wb-pin's, per-block-charge's `mkclean-nosync` pair): the verdict and the violated properties |
+//!
+//! c11_differential.rs, c11_controls.rs and the campaign (`wbcheck c11 campaign`) run with them
+//! when `LOOM_SOURCE_SETS` is set (loom's `Builder::new` reads it), as `.ci/run` does.
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
-use wb_models::c11::run::{loom_outcomes, loom_outcomes_bounded, loom_outcomes_sliced};
+use wb_models::c11::run::{loom_outcomes, loom_outcomes_bounded, loom_outcomes_sliced, loom_outcomes_source};
 use wb_models::outcome::Checker;
 use wb_models::registry;
 
@@ -69,6 +81,45 @@ fn every_scenario_reaches_the_same_verdicts() {
     }
     eprintln!("every revision's first unit: {plain} executions without, {reduced} with");
     assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+}
+
+#[test]
+fn c11_programs_reach_the_same_final_states_with_source_sets() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let (mut plain, mut reduced) = (0u64, 0u64);
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(36_000 + i), shape);
+        let (without, with) = (loom_outcomes_source(&p, false), loom_outcomes_source(&p, true));
+        assert_eq!(without.outcomes, with.outcomes, "program {i}: final states with source sets differ:\n{p}");
+        (plain, reduced) = (plain + without.executions, reduced + with.executions);
+    }
+    eprintln!("{programs} programs: {plain} executions without source sets, {reduced} with");
+    assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
+}
+
+#[test]
+fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
+    let (mut plain, mut reduced) = (0u64, 0u64);
+    // Unbounded searches that run for hours on their first unit (docs/performance.md, "Depth").
+    let endless = |scenario: &str, revision: &str| scenario == "wb-pin" || revision.contains("mkclean-nosync");
+    for scenario in registry::scenarios() {
+        let info = scenario.info();
+        for revision in info.revisions.iter().filter(|r| !endless(info.name, r.name)) {
+            let bounds =
+                Bounds { loom_units: Some(vec![0]), ..Bounds::defaults(Tier::Quick).with_loom_preemptions(None) };
+            let run = |loom_source_sets| {
+                scenario.run(revision.name, Checker::Loom, &Bounds { loom_source_sets, ..bounds.clone() }).unwrap()
+            };
+            let (without, with) = (run(false), run(true));
+            let name = format!("{} {}", info.name, revision.name);
+            assert!(!without.bounded && !with.bounded, "{name}: a search hit a limit");
+            assert_eq!(without.violated(), with.violated(), "{name}: violated properties");
+            (plain, reduced) = (plain + without.executions, reduced + with.executions);
+        }
+    }
+    eprintln!("every finishing revision's first unit: {plain} executions without source sets, {reduced} with");
+    assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
 }
 
 /// A search split by schedule prefix (`Builder::slices`, `WBCHECK_LOOM_SLICES`): the slices

@@ -153,6 +153,12 @@ pub fn loom_outcomes_bounded(p: &Program, bound: usize, bounded_sleep_sets: bool
     })
 }
 
+/// Every final state loom reaches with no preemption bound, with or without the vendored loom's
+/// source sets (`Builder::source_sets`: the reduction is compared with the search it reduces).
+pub fn loom_outcomes_source(p: &Program, source_sets: bool) -> Reached {
+    loom_search(p, move |b| b.source_sets = source_sets)
+}
+
 /// Slice `slice` of the loom search at `bound` split by prefix ([`crate::bounds::Slices`],
 /// `Builder::split_depth`): the final states and executions of that slice.
 pub fn loom_outcomes_sliced(p: &Program, bound: Option<usize>, split: crate::bounds::Slices, slice: usize) -> Reached {

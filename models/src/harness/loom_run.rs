@@ -157,6 +157,7 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>, slice: usize) -> loom::m
     builder.max_permutations = bounds.loom_max_permutations;
     builder.max_branches = bounds.loom_max_branches;
     builder.bounded_sleep_sets = bounds.loom_bounded_sleep;
+    builder.source_sets = bounds.loom_source_sets;
     if let Some(slices) = bounds.loom_slices {
         (builder.split_depth, builder.split_width) = (slices.depth, slices.width);
         (builder.slices, builder.slice) = (slices.count, slice);
@@ -191,6 +192,7 @@ fn search_unit<M: Model>(
         placement: *placement_index,
         preemptions,
         bounded_sleep: bounds.loom_bounded_sleep,
+        source_sets: bounds.loom_source_sets && preemptions.is_none(),
         slice,
         first_execution: 0,
         rank: true,
@@ -251,6 +253,9 @@ fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     if bounds.loom_preemptions.is_some() && bounds.loom_bounded_sleep {
         v.push(("bounded_sleep_sets".into(), 1));
     }
+    if bounds.loom_preemptions.is_none() && bounds.loom_source_sets {
+        v.push(("source_sets".into(), 1));
+    }
     v
 }
 
@@ -264,6 +269,9 @@ pub struct LoomHandle {
     /// The search ran with sleep sets under its preemption bound (`WBCHECK_LOOM_SLEEP_SETS=
     /// bounded`), which numbers its executions differently: written `Ks` for bound K.
     pub bounded_sleep: bool,
+    /// The search without a preemption bound ran with source sets (`WBCHECK_LOOM_SOURCE_SETS=on`),
+    /// which numbers its executions differently: written `none+source`.
+    pub source_sets: bool,
     /// The slice of a search split by schedule prefix: which, and the split.
     pub slice: Option<(usize, Slices)>,
     /// 1-based, within the variant and placement's run (within its slice when split).
@@ -273,14 +281,15 @@ pub struct LoomHandle {
 impl LoomHandle {
     pub fn encode(&self) -> String {
         let sleep = if self.bounded_sleep && self.preemptions.is_some() { "s" } else { "" };
-        let p = self.preemptions.map_or("none".to_string(), |p| format!("{p}{sleep}"));
+        let source = if self.source_sets && self.preemptions.is_none() { "+source" } else { "" };
+        let p = self.preemptions.map_or(format!("none{source}"), |p| format!("{p}{sleep}"));
         let slice = self.slice.map_or(String::new(), |(i, s)| format!("{i}/{}@{}w{}:", s.count, s.depth, s.width));
         format!("loom1:{}:{}:{}:{p}:{slice}{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
         let (tier, variant, placement, preemptions, slice, execution) = match fields[..] {
@@ -305,6 +314,11 @@ impl LoomHandle {
             }
         };
         let execution = num(execution, "execution")?;
+        let (preemptions, source_sets) = match preemptions.strip_suffix("+source") {
+            Some("none") => ("none", true),
+            Some(_) => return Err(bad("+source follows none only (source sets apply without a preemption bound)")),
+            None => (preemptions, false),
+        };
         let (preemptions, bounded_sleep) = match preemptions.strip_suffix('s') {
             Some(bound) => (bound, true),
             None => (preemptions, false),
@@ -322,6 +336,7 @@ impl LoomHandle {
                 Some(num(preemptions, "preemption bound")? as usize)
             },
             bounded_sleep,
+            source_sets,
             slice,
             execution,
         })
@@ -355,6 +370,7 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         loom_max_duration: None,
         loom_max_permutations: None,
         loom_bounded_sleep: h.bounded_sleep,
+        loom_source_sets: h.source_sets,
         loom_slices: h.slice.map(|(_, slices)| slices),
         ..bounds.clone()
     };
@@ -401,13 +417,15 @@ mod tests {
     #[test]
     fn handles_round_trip_and_bad_ones_are_errors() {
         let split = Some((3, Slices { count: 8, depth: 2, width: 1 }));
-        for (preemptions, bounded_sleep, slice) in [
-            (Some(0), false, None),
-            (Some(3), false, None),
-            (None, false, None),
-            (Some(3), true, None),
-            (Some(2), false, split),
-            (None, false, split),
+        for (preemptions, bounded_sleep, source_sets, slice) in [
+            (Some(0), false, false, None),
+            (Some(3), false, false, None),
+            (None, false, false, None),
+            (None, false, true, None),
+            (Some(3), true, false, None),
+            (Some(2), false, false, split),
+            (None, false, false, split),
+            (None, false, true, split),
         ] {
             let h = LoomHandle {
                 tier: Tier::Deep,
@@ -415,15 +433,17 @@ mod tests {
                 placement: 1,
                 preemptions,
                 bounded_sleep,
+                source_sets,
                 slice,
                 execution: 71_219,
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
-        for (preemptions, bounded_sleep, slice, encoded) in [
-            (Some(2), true, None, "loom1:quick:0:2:2s:5"),
-            (Some(2), false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
-            (None, false, None, "loom1:quick:0:2:none:5"),
+        for (preemptions, bounded_sleep, source_sets, slice, encoded) in [
+            (Some(2), true, false, None, "loom1:quick:0:2:2s:5"),
+            (Some(2), false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
+            (None, false, false, None, "loom1:quick:0:2:none:5"),
+            (None, false, true, None, "loom1:quick:0:2:none+source:5"),
         ] {
             let h = LoomHandle {
                 tier: Tier::Quick,
@@ -431,6 +451,7 @@ mod tests {
                 placement: 2,
                 preemptions,
                 bounded_sleep,
+                source_sets,
                 slice,
                 execution: 5,
             };
@@ -443,6 +464,8 @@ mod tests {
             "loom1:fast:0:0:1:2",
             "loom1:quick:0:0:-1:2",
             "loom1:quick:0:0:nones:2",
+            "loom1:quick:0:0:2+source:2",
+            "loom1:quick:0:0:nones+source:2",
             "loom1:quick:0:0:1:0",
             "loom1:quick:0:0:1:8/8@2w1:1",
             "loom1:quick:0:0:1:1/8:1",

@@ -147,6 +147,8 @@ struct LoomRun {
     preemptions: Option<usize>,
     /// Sleep sets under the preemption bound.
     bounded_sleep: bool,
+    /// Source sets without a preemption bound.
+    source_sets: bool,
     /// The slice of a split search.
     slice: Option<(usize, crate::bounds::Slices)>,
     /// The collector's execution count when this variant and placement's search began.
@@ -254,6 +256,7 @@ impl Collector {
                 placement: r.placement,
                 preemptions: r.preemptions,
                 bounded_sleep: r.bounded_sleep,
+                source_sets: r.source_sets,
                 slice: r.slice,
                 execution: self.outcome.executions - r.first_execution,
             }

@@ -78,6 +78,7 @@ impl Execution {
         max_branches: usize,
         preemption_bound: Option<usize>,
         bounded_sleep: bool,
+        source_sets: bool,
         split: Split,
         exploring: bool,
     ) -> Execution {
@@ -89,7 +90,7 @@ impl Execution {
 
         Execution {
             id,
-            path: Path::new(max_branches, preemption_bound, bounded_sleep, split, exploring),
+            path: Path::new(max_branches, preemption_bound, bounded_sleep, source_sets, split, exploring),
             threads,
             psc: Psc::default(),
             sleep: [None; MAX_THREADS],

@@ -13,6 +13,10 @@ pub(crate) struct Path {
     /// falls asleep only after a subtree the bound cut nothing from ([`Schedule::cut`]).
     bounded_sleep: bool,
 
+    /// Source sets without a preemption bound (`Builder::source_sets`): a race's reversal adds
+    /// one initial, and none when one is explored or asleep already ([`Schedule::backtrack_source`]).
+    source_sets: bool,
+
     /// Current execution's position in the branches vec.
     ///
     /// When the execution starts, this is zero, but `branches` might not be
@@ -184,12 +188,14 @@ impl Path {
         max_branches: usize,
         preemption_bound: Option<u8>,
         bounded_sleep: bool,
+        source_sets: bool,
         split: Split,
         exploring: bool,
     ) -> Path {
         Path {
             preemption_bound,
             bounded_sleep,
+            source_sets,
             pos: 0,
             branches: object::Store::with_capacity(max_branches),
             exploring,
@@ -487,7 +493,11 @@ impl Path {
             // Under a bound, the racing thread too: the bounded search without sleep sets
             // explores it, and the initials alone may need a preemption the bound refuses.
             let racing = if bound.is_some() { 1 << thread_id.as_usize() } else { 0 };
-            schedule.backtrack_initials(thread_id, initials | racing, bound)
+            if self.source_sets && bound.is_none() {
+                schedule.backtrack_source(thread_id, initials)
+            } else {
+                schedule.backtrack_initials(thread_id, initials | racing, bound)
+            }
         } else {
             schedule_ref.get_mut(&mut self.branches).backtrack(thread_id, bound)
         };
@@ -753,6 +763,36 @@ impl Schedule {
             if wanted(i) {
                 self.threads[i].explore();
             }
+        }
+        true
+    }
+
+    /// Source-set backtracking without a bound (Abdulla et al., POPL 2014, Algorithm 1): the
+    /// reversal needs one of its `initials` explored here, so add one (the racing thread when
+    /// it is one) only when none is explored or pending here or asleep (an asleep initial's
+    /// executions, the reversal's among them, are explored where it fell asleep). An initial
+    /// that cannot run here: as [`Schedule::backtrack_initials`].
+    fn backtrack_source(&mut self, thread_id: thread::Id, initials: u8) -> bool {
+        let initial = |i: usize| initials & (1 << i) != 0;
+        if initials == 0 || (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled()) {
+            return self.backtrack_initials(thread_id, initials, None);
+        }
+        let covered = |i: usize| {
+            initial(i) && (self.sleep & (1 << i) != 0 || matches!(self.threads[i], Thread::Pending | Thread::Active | Thread::Visited))
+        };
+        if (0..MAX_THREADS).any(covered) {
+            return true;
+        }
+        let racing = thread_id.as_usize();
+        let pick = if initial(racing) && self.threads[racing] == Thread::Skip {
+            Some(racing)
+        } else {
+            (0..MAX_THREADS).find(|&i| initial(i) && self.threads[i] == Thread::Skip)
+        };
+        match pick {
+            Some(i) => self.threads[i].explore(),
+            // Only yielded initials: explore them all, as the search without source sets does.
+            None => return self.backtrack_initials(thread_id, initials, None),
         }
         true
     }
