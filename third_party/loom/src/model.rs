@@ -51,8 +51,9 @@ pub struct Builder {
     /// Source sets (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014) in the search without a
     /// preemption bound: a race's reversal adds one of its initials at the racing branch, and
     /// only when none is explored there or asleep, where the search otherwise adds every
-    /// initial. Fewer executions for the same states (PATCHED.md of wbcheck's vendored copy).
-    /// No effect under a bound.
+    /// initial; a new branch runs a thread not asleep first; a sleep-set blocked execution's
+    /// races are not analysed. Fewer executions for the same states (PATCHED.md of wbcheck's
+    /// vendored copy). No effect under a bound.
     ///
     /// Defaults to whether the `LOOM_SOURCE_SETS` environment variable is set.
     pub source_sets: bool,

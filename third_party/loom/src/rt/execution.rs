@@ -186,7 +186,25 @@ impl Execution {
 
         let curr_thread = self.threads.active_id();
 
+        let sleep_in = self
+            .sleep
+            .iter()
+            .enumerate()
+            .filter(|(_, slept)| slept.is_some_and(|s| !s.by_stores))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        // Every thread that could run is asleep: whatever runs next, the rest of this
+        // execution reorders one already explored. Finish it without exploring its branches.
+        let runnable = self
+            .threads
+            .iter()
+            .filter(|(_, th)| th.is_runnable())
+            .fold(0u8, |bits, (i, _)| bits | 1 << i.as_usize());
+        let blocked = runnable != 0 && runnable & !sleep_in == 0;
+
         for (th_id, th) in self.threads.iter() {
+            if self.path.races_moot(blocked) {
+                break;
+            }
             let operation = match th.operation {
                 Some(operation) => operation,
                 None => continue,
@@ -205,6 +223,9 @@ impl Execution {
             if let Some(point) = last {
                 self.path.backtrack(point, th_id, &th.dpor_vv);
             }
+        }
+        if blocked {
+            self.path.block();
         }
 
         // It's important to avoid pre-emption as much as possible
@@ -230,24 +251,23 @@ impl Execution {
             }
         }
 
-        let path_id = self.path.pos();
-
-        let sleep_in = self
-            .sleep
-            .iter()
-            .enumerate()
-            .filter(|(_, slept)| slept.is_some_and(|s| !s.by_stores))
-            .fold(0, |bits, (i, _)| bits | 1 << i);
-        // Every thread that could run is asleep: whatever runs next, the rest of this
-        // execution reorders one already explored. Finish it without exploring its branches.
-        let runnable = self
-            .threads
-            .iter()
-            .filter(|(_, th)| th.is_runnable())
-            .fold(0u8, |bits, (i, _)| bits | 1 << i.as_usize());
-        if runnable != 0 && runnable & !sleep_in == 0 {
-            self.path.skip_branch();
+        // With source sets, the branch's first alternative is a thread not asleep when there is
+        // one (Abdulla et al.'s Algorithm 1): an asleep thread's executions from here are
+        // explored already, so running it first would explore its subtree again. (Upstream
+        // keeps the running thread to avoid a preemption, which costs nothing without a bound.)
+        if self.path.wakes_first() && !blocked && initial.is_some_and(|i| sleep_in & (1 << i.as_usize()) != 0) {
+            initial = None;
+            for (i, th) in self.threads.iter() {
+                if !th.is_runnable() || sleep_in & (1 << i.as_usize()) != 0 {
+                    continue;
+                }
+                if initial.is_none_or(|init| th.yield_count < self.threads[init].yield_count) {
+                    initial = Some(i);
+                }
+            }
         }
+
+        let path_id = self.path.pos();
 
         let mut clock = [0; MAX_THREADS];
         for (i, th) in self.threads.iter() {

@@ -14,8 +14,14 @@ pub(crate) struct Path {
     bounded_sleep: bool,
 
     /// Source sets without a preemption bound (`Builder::source_sets`): a race's reversal adds
-    /// one initial, and none when one is explored or asleep already ([`Schedule::backtrack_source`]).
+    /// one initial, and none when one is explored or asleep already ([`Schedule::backtrack_source`]);
+    /// a new branch runs a thread not asleep first ([`Path::wakes_first`]); a blocked execution's
+    /// races are moot ([`Path::races_moot`]).
     source_sets: bool,
+
+    /// The current execution is sleep-set blocked: every thread that could run was asleep at
+    /// one of its branches ([`Path::block`]).
+    blocked: bool,
 
     /// Current execution's position in the branches vec.
     ///
@@ -196,6 +202,7 @@ impl Path {
             preemption_bound,
             bounded_sleep,
             source_sets,
+            blocked: false,
             pos: 0,
             branches: object::Store::with_capacity(max_branches),
             exploring,
@@ -236,6 +243,25 @@ impl Path {
             assert!(self.exploring, "not in exploring state");
             self.exploring = false;
         }
+    }
+
+    /// Every thread that could run is asleep: the rest of the execution reorders one already
+    /// explored. Finish it without exploring its branches.
+    pub(super) fn block(&mut self) {
+        self.blocked = true;
+        self.skip_branch();
+    }
+
+    /// Whether races are left unanalysed from here on: with source sets, once the execution is
+    /// sleep-set blocked (Abdulla et al.'s Algorithm 1 ends a blocked execution there; its
+    /// continuations are equivalent to explored executions, whose races were analysed).
+    pub(super) fn races_moot(&self, blocked_now: bool) -> bool {
+        self.wakes_first() && (self.blocked || blocked_now)
+    }
+
+    /// Whether a new branch starts with a thread not asleep: with source sets, without a bound.
+    pub(super) fn wakes_first(&self) -> bool {
+        self.source_sets && self.preemption_bound.is_none()
     }
 
     pub(crate) fn skip_branch(&mut self) {
@@ -612,6 +638,7 @@ impl Path {
         // Reset exploring / critical / skip
         self.exploring = self.exploring_on_start;
         self.skipping = false;
+        self.blocked = false;
 
         // Set the final branch to try the next option. If all options have been
         // traversed, pop the final branch and try again w/ the one under it.
