@@ -286,6 +286,12 @@ impl Trace {
         self.len() == 0
     }
 
+    /// Whether some step has a stale read (what [`Trace::steps`] would mark, without rendering).
+    pub fn has_stale_read(&self) -> bool {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        stale_reads(&log).iter().any(|marks| !marks.is_empty())
+    }
+
     /// Render every event, with its stale reads.
     pub fn steps(&self) -> Vec<Step> {
         let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
@@ -453,8 +459,12 @@ mod tests {
     const FLAGS: &[(u32, &str)] = &[(0, "A"), (1, "B")];
 
     /// `w` stores, `r` loads: the marks of each step.
+    /// (And checks that `has_stale_read` agrees with them.)
     fn marks(trace: &Trace) -> Vec<Vec<String>> {
-        trace.steps().iter().map(|s| s.stale.iter().map(Stale::to_string).collect()).collect()
+        let marks: Vec<Vec<String>> =
+            trace.steps().iter().map(|s| s.stale.iter().map(Stale::to_string).collect()).collect();
+        assert_eq!(trace.has_stale_read(), marks.iter().any(|m| !m.is_empty()));
+        marks
     }
 
     #[test]

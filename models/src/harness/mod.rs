@@ -210,9 +210,15 @@ impl Collector {
                 let cx = &mut self.outcome.counterexamples[i];
                 let better = match &self.loom_run {
                     None => trace.len() < cx.steps.len(),
+                    // `rank` of the trace, its stale reads found only where they decide.
                     Some(run) if run.rank => {
-                        let candidate = steps.get_or_insert_with(|| trace.steps());
-                        rank(candidate, has_stale) < rank(&cx.steps, has_stale)
+                        let (kept_stale, kept_len) = rank(&cx.steps, has_stale);
+                        let shorter = trace.len() < kept_len;
+                        if kept_stale {
+                            shorter || !trace.has_stale_read()
+                        } else {
+                            shorter && !trace.has_stale_read()
+                        }
                     }
                     Some(_) => false,
                 };

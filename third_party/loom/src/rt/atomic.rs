@@ -190,8 +190,10 @@ fn fence_seqcst(execution: &mut Execution) {
     fence_acqrel(execution);
     let causality = execution.threads.active().causality;
     let mut incoming = execution.psc.before(&causality);
-    for state in execution.objects.iter_mut::<State>() {
-        state.eco_in_seen_by(&causality, &mut incoming);
+    if !execution.psc.covers_eco(&incoming) {
+        for state in execution.objects.iter_mut::<State>() {
+            state.eco_in_seen_by(&causality, &mut incoming);
+        }
     }
     execution.psc.push(&execution.threads, &incoming);
 }
@@ -496,10 +498,12 @@ impl State {
         active.read_releases.join(self.stores[index].sync.clock());
         active.dpor_vv.join(&self.stores[index].dpor);
 
-        if !psc.is_empty() {
-            let before = psc.before(&threads.active().causality);
+        let before = psc.before(&threads.active().causality);
+        // (No SC fence happens before the read: it adds no edge.)
+        if !before.is_empty() {
             let after = self.fences_after(psc, index + 1);
             psc.add_edges(&before, &after);
+            psc.note_eco(&before);
             for store in &mut self.stores[index + 1..] {
                 store.eco_in.union(&before);
             }
@@ -545,10 +549,13 @@ impl State {
 
         if !psc.is_empty() {
             let before = psc.before(&threads.active().causality);
-            let after = self.fences_after(psc, place);
-            psc.add_edges(&before, &after);
-            for later in &mut self.stores[place..] {
-                later.eco_in.union(&before);
+            if !before.is_empty() {
+                let after = self.fences_after(psc, place);
+                psc.add_edges(&before, &after);
+                psc.note_eco(&before);
+                for later in &mut self.stores[place..] {
+                    later.eco_in.union(&before);
+                }
             }
             store.eco_in = before;
             if place > 0 {
@@ -795,6 +802,12 @@ impl State {
         (0..self.stores.len()).rev().find(|&i| self.stores[i].first_seen.is_seen_by(causality))
     }
 
+    /// Whether `psc` edges from the fences of `before` to those after the store at `from` or
+    /// later (or one of its readers) would close a cycle; with no fence before, none can.
+    fn would_cycle_after(&self, psc: &Psc, before: &FenceSet, from: usize) -> bool {
+        !before.is_empty() && psc.would_cycle(before, &self.fences_after(psc, from))
+    }
+
     /// `after[i]`: the SC fences that happen after a store at index `i` or later, or after one
     /// of its readers.
     fn fences_after(&self, psc: &Psc, from: usize) -> FenceSet {
@@ -837,7 +850,7 @@ impl State {
                 if is_acquire(ordering) {
                     causality.join(store.sync.clock());
                 }
-                if psc.would_cycle(&psc.before(&causality), &self.fences_after(psc, i + 1)) {
+                if self.would_cycle_after(psc, &psc.before(&causality), i + 1) {
                     continue;
                 }
             }
@@ -861,7 +874,7 @@ impl State {
             if place > 0 && self.stores[place - 1].rmw_next {
                 continue;
             }
-            if !psc.is_empty() && psc.would_cycle(&before, &self.fences_after(psc, place)) {
+            if self.would_cycle_after(psc, &before, place) {
                 continue;
             }
             dst[n] = place as u8;
@@ -874,7 +887,13 @@ impl State {
     /// has seen (the store, or one of its readers, happened before it).
     /// `eco_in` grows along modification order (a store's holds the `eco_in` and `readers_in` of
     /// every store before it, the dropped ones' too), so the newest store seen gives the union.
+    /// The newest store's `eco_in` holds every other's: when `incoming` has it all, nothing is
+    /// added, and the search for the newest store seen (most of an SC fence's cost) is skipped.
     fn eco_in_seen_by(&self, causality: &VersionVec, incoming: &mut FenceSet) {
+        let all = self.stores.last().map_or(&self.dropped_eco_in, |newest| &newest.eco_in);
+        if incoming.contains_all(all) {
+            return;
+        }
         match self.newest_seen_by(causality) {
             Some(i) => incoming.union(&self.stores[i].eco_in),
             None if self.dropped_seen.is_seen_by(causality) => incoming.union(&self.dropped_eco_in),

@@ -115,6 +115,11 @@ pub(crate) struct Schedule {
     /// must not fall asleep after it.
     cut: u8,
 
+    /// The last branch at or before this one where the search switched threads and explores:
+    /// where the racing thread runs without a preemption of its own (upstream's conservative
+    /// point). Kept up to date as the branch's active thread changes, so a race needs no walk.
+    switch: Option<object::Ref<Schedule>>,
+
     exploring: bool,
 }
 
@@ -395,6 +400,7 @@ impl Path {
                 clock,
                 ran: VersionVec::new(),
                 cut: 0,
+                switch: None,
                 exploring: self.explores_new(),
             });
 
@@ -451,9 +457,11 @@ impl Path {
             );
 
             let forking = self.forking();
+            let switch = self.switch_at(schedule_ref);
             let schedule = schedule_ref.get_mut(&mut self.branches);
             schedule.initial_active = initial_active;
             schedule.preemptions = preemptions;
+            schedule.switch = switch;
 
             // One of a split search's first forks: every thread that may run here, now.
             if schedule.exploring && forking && !schedule.at_bound(self.preemption_bound) {
@@ -536,29 +544,28 @@ impl Path {
 
         // Preemption bounded DPOR requires conservatively adding another backtrack point to
         // cover cases missed by the bounds.
-        let Some(mut curr) = schedule_ref.get(&self.branches).prev else {
+        let Some(prev) = schedule_ref.get(&self.branches).prev else {
             return;
         };
-        loop {
-            let prev = curr.get(&self.branches).prev;
-            let switched = match prev {
-                Some(prev) => {
-                    curr.get(&self.branches).active_thread_index()
-                        != prev.get(&self.branches).active_thread_index()
-                }
-                // This is the very first schedule
-                None => true,
-            };
-            if switched && curr.get(&self.branches).exploring {
-                if !curr.get_mut(&mut self.branches).backtrack(thread_id, bound) {
-                    self.cut_above(curr);
-                }
-                return;
+        if let Some(curr) = prev.get(&self.branches).switch {
+            if !curr.get_mut(&mut self.branches).backtrack(thread_id, bound) {
+                self.cut_above(curr);
             }
-            match prev {
-                Some(prev) => curr = prev,
-                None => return,
-            }
+        }
+    }
+
+    /// [`Schedule::switch`] of the branch at `at`, from its active thread and its previous
+    /// branch's (the very first branch counts as a switch).
+    fn switch_at(&self, at: object::Ref<Schedule>) -> Option<object::Ref<Schedule>> {
+        let schedule = at.get(&self.branches);
+        let Some(prev) = schedule.prev else {
+            return schedule.exploring.then_some(at);
+        };
+        let prev = prev.get(&self.branches);
+        if schedule.exploring && schedule.active_thread_index() != prev.active_thread_index() {
+            Some(at)
+        } else {
+            prev.switch
         }
     }
 
@@ -677,6 +684,8 @@ impl Path {
                     .is_some();
 
                 if rem {
+                    let switch = self.switch_at(schedule_ref);
+                    schedule_ref.get_mut(&mut self.branches).switch = switch;
                     self.advanced(last.index(), prefix_end);
                     return true;
                 }

@@ -28,7 +28,7 @@
 //! explored: every prefix of a consistent execution is consistent, so this loses nothing and
 //! explores nothing inconsistent.
 
-use crate::rt::{thread, VersionVec};
+use crate::rt::{thread, VersionVec, MAX_THREADS};
 
 /// A set of SC fences, by their index in the execution.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,6 +52,10 @@ impl FenceSet {
         for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
             *a |= b;
         }
+    }
+
+    pub(crate) fn contains_all(&self, other: &FenceSet) -> bool {
+        self.0.iter().zip(other.0.iter()).all(|(a, b)| b & !a == 0)
     }
 
     pub(crate) fn intersects(&self, other: &FenceSet) -> bool {
@@ -78,9 +82,6 @@ impl FenceSet {
 
 #[derive(Debug)]
 struct Fence {
-    /// The thread that ran the fence and its clock there.
-    thread: usize,
-    clock: u16,
     /// The fence's causality (what happened before it).
     causality: VersionVec,
 }
@@ -91,12 +92,30 @@ pub(crate) struct Psc {
     fences: Vec<Fence>,
     /// `reach[i]`: the fences reachable from fence `i` by one or more `psc` edges.
     reach: Vec<FenceSet>,
+    /// Per thread, its fences in the order it ran them: each one's clock and the set of that
+    /// fence and the thread's earlier ones (clocks never decrease along a thread).
+    by_thread: [Vec<(u16, FenceSet)>; MAX_THREADS],
+    /// Every fence in some store's `eco_in` (or a cell's dropped stores'): an SC fence whose
+    /// incoming edges hold them all needs no look at the cells.
+    eco: FenceSet,
 }
 
 impl Psc {
     pub(crate) fn clear(&mut self) {
         self.fences.clear();
         self.reach.clear();
+        self.by_thread.iter_mut().for_each(Vec::clear);
+        self.eco = FenceSet::default();
+    }
+
+    /// A store's `eco_in` (or a reader's `readers_in`) gained `fences`.
+    pub(crate) fn note_eco(&mut self, fences: &FenceSet) {
+        self.eco.union(fences);
+    }
+
+    /// Whether `incoming` already holds every fence of every store's `eco_in`.
+    pub(crate) fn covers_eco(&self, incoming: &FenceSet) -> bool {
+        incoming.contains_all(&self.eco)
     }
 
     /// No SC fence has run: nothing to track.
@@ -105,11 +124,13 @@ impl Psc {
     }
 
     /// The SC fences that happen before an event with causality `causality`.
+    /// (Per thread, the last fence within `causality` and every earlier one of that thread.)
     pub(crate) fn before(&self, causality: &VersionVec) -> FenceSet {
         let mut set = FenceSet::default();
-        for (i, f) in self.fences.iter().enumerate() {
-            if f.clock <= causality.at(f.thread) {
-                set.insert(i);
+        for (thread, fences) in self.by_thread.iter().enumerate() {
+            let seen = causality.at(thread);
+            if let Some((_, prefix)) = fences.iter().rev().find(|(clock, _)| *clock <= seen) {
+                set.union(prefix);
             }
         }
         set
@@ -160,11 +181,12 @@ impl Psc {
             MAX_SC_FENCES
         );
         let active = threads.active();
-        self.fences.push(Fence {
-            thread: threads.active_id().as_usize(),
-            clock: threads.active_atomic_version(),
-            causality: active.causality,
-        });
+        let (thread, clock) = (threads.active_id().as_usize(), threads.active_atomic_version());
+        self.fences.push(Fence { causality: active.causality });
+        let own = &mut self.by_thread[thread];
+        let mut prefix = own.last().map_or(FenceSet::default(), |(_, prefix)| *prefix);
+        prefix.insert(n);
+        own.push((clock, prefix));
         self.reach.push(FenceSet::default());
         for i in 0..n {
             if incoming.contains(i) || self.reach[i].intersects(incoming) {
