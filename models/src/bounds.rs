@@ -207,24 +207,27 @@ impl Bounds {
         if let Some(v) = num("WBCHECK_SEED")? {
             b.seed = v;
         }
-        match var("WBCHECK_LOOM_SLEEP_SETS").as_deref().map(str::trim) {
-            None | Some("unbounded") => {}
-            Some("bounded") => b.loom_bounded_sleep = true,
-            Some(v) => {
-                return Err(format!(
-                    "invalid value '{v}' for WBCHECK_LOOM_SLEEP_SETS: expected unbounded (sleep sets without a preemption bound only, the default) or bounded (also under one)"
-                ))
+        // A two-valued variable: unset or `off` is false, `on` true, anything else an error.
+        let switch = |name: &str, off: &str, on: &str, meaning: &str| -> Result<bool, String> {
+            match var(name).as_deref().map(str::trim) {
+                None => Ok(false),
+                Some(v) if v == off => Ok(false),
+                Some(v) if v == on => Ok(true),
+                Some(v) => Err(format!("invalid value '{v}' for {name}: expected {meaning}")),
             }
-        }
-        match var("WBCHECK_LOOM_SOURCE_SETS").as_deref().map(str::trim) {
-            None | Some("off") => {}
-            Some("on") => b.loom_source_sets = true,
-            Some(v) => {
-                return Err(format!(
-                    "invalid value '{v}' for WBCHECK_LOOM_SOURCE_SETS: expected on (source sets in a search without a preemption bound) or off (the default)"
-                ))
-            }
-        }
+        };
+        b.loom_bounded_sleep = switch(
+            "WBCHECK_LOOM_SLEEP_SETS",
+            "unbounded",
+            "bounded",
+            "unbounded (sleep sets without a preemption bound only, the default) or bounded (also under one)",
+        )?;
+        b.loom_source_sets = switch(
+            "WBCHECK_LOOM_SOURCE_SETS",
+            "off",
+            "on",
+            "on (source sets in a search without a preemption bound) or off (the default)",
+        )?;
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);
             if b.loom_bounded_sleep {

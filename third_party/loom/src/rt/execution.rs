@@ -201,10 +201,8 @@ impl Execution {
             .fold(0u8, |bits, (i, _)| bits | 1 << i.as_usize());
         let blocked = runnable != 0 && runnable & !sleep_in == 0;
 
-        for (th_id, th) in self.threads.iter() {
-            if self.path.races_moot(blocked) {
-                break;
-            }
+        let races_moot = self.path.races_moot(blocked);
+        for (th_id, th) in self.threads.iter().filter(|_| !races_moot) {
             let operation = match th.operation {
                 Some(operation) => operation,
                 None => continue,
