@@ -184,6 +184,7 @@ impl Psc {
         let (thread, clock) = (threads.active_id().as_usize(), threads.active_atomic_version());
         self.fences.push(Fence { causality: active.causality });
         let own = &mut self.by_thread[thread];
+        debug_assert!(own.last().is_none_or(|(last, _)| *last <= clock), "a thread's clock went back");
         let mut prefix = own.last().map_or(FenceSet::default(), |(_, prefix)| *prefix);
         prefix.insert(n);
         own.push((clock, prefix));
