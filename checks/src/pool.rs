@@ -130,6 +130,9 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_source_sets {
         env.push(("WBCHECK_LOOM_SOURCE_SETS", "on".into()));
     }
+    if b.loom_join_races {
+        env.push(("WBCHECK_LOOM_JOIN_RACES", "on".into()));
+    }
     if let Some(slices) = b.loom_slices {
         env.push(("WBCHECK_LOOM_SLICES", slices.encode()));
     }
@@ -149,7 +152,12 @@ mod tests {
         for tier in Tier::ALL {
             let mut bench = Bounds::defaults(tier).with_loom_preemptions(Some(1));
             (bench.shuttle_iterations, bench.seed) = (200, 7);
-            let reduced = Bounds { loom_bounded_sleep: true, loom_source_sets: true, ..Bounds::defaults(tier) };
+            let reduced = Bounds {
+                loom_bounded_sleep: true,
+                loom_source_sets: true,
+                loom_join_races: true,
+                ..Bounds::defaults(tier)
+            };
             let sliced =
                 Bounds { loom_slices: Some(Slices { count: 6, depth: 2, width: 3 }), ..Bounds::defaults(tier) };
             for b in

@@ -9,6 +9,7 @@
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
 //! | `WBCHECK_LOOM_SOURCE_SETS` | `on`: source sets in a search without a preemption bound (one initial of a race's reversal, not every one) | off | off | off |
+//! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
 //! loom's own `LOOM_MAX_PREEMPTIONS`, `LOOM_MAX_DURATION`, `LOOM_MAX_PERMUTATIONS` and
@@ -70,6 +71,10 @@ pub struct Bounds {
     /// `Builder::source_sets`), from `WBCHECK_LOOM_SOURCE_SETS=on`; off by default, no effect
     /// under a bound.
     pub loom_source_sets: bool,
+    /// loom: a thread's end and its join race, as upstream loom has it (the vendored loom's
+    /// `Builder::join_races`), from `WBCHECK_LOOM_JOIN_RACES=on`; off by default (they cannot
+    /// be reordered, so the default search does not backtrack on them).
+    pub loom_join_races: bool,
     /// loom: each unit's search split by schedule prefix into slices, each a unit of its own
     /// ([`Slices`]), from `WBCHECK_LOOM_SLICES`; `None` by default.
     pub loom_slices: Option<Slices>,
@@ -140,6 +145,7 @@ impl Bounds {
             loom_units: None,
             loom_bounded_sleep: false,
             loom_source_sets: false,
+            loom_join_races: false,
             loom_slices: None,
         }
     }
@@ -228,6 +234,12 @@ impl Bounds {
             "on",
             "on (source sets in a search without a preemption bound) or off (the default)",
         )?;
+        b.loom_join_races = switch(
+            "WBCHECK_LOOM_JOIN_RACES",
+            "off",
+            "on",
+            "on (a thread's end races with its join, as upstream loom has it) or off (the default)",
+        )?;
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);
             if b.loom_bounded_sleep {
@@ -295,6 +307,11 @@ mod tests {
         assert!(source("on").unwrap().loom_source_sets);
         assert!(!source("off").unwrap().loom_source_sets);
         assert!(source("1").unwrap_err().contains("WBCHECK_LOOM_SOURCE_SETS"));
+        let joins =
+            |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_JOIN_RACES").then(|| v.into()));
+        assert!(joins("on").unwrap().loom_join_races);
+        assert!(!joins("off").unwrap().loom_join_races);
+        assert!(joins("yes").unwrap_err().contains("WBCHECK_LOOM_JOIN_RACES"));
         let slices = |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLICES").then(|| v.into()));
         let default = Slices { count: 8, depth: Slices::DEFAULT_DEPTH, width: Slices::DEFAULT_WIDTH };
         assert_eq!(slices("8").unwrap().loom_slices, Some(default));

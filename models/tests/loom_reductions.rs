@@ -23,11 +23,27 @@
 //!
 //! c11_differential.rs, c11_controls.rs and the campaign (`wbcheck c11 campaign`) run with them
 //! when `LOOM_SOURCE_SETS` is set (loom's `Builder::new` reads it), as `.ci/run` does.
+//!
+//! A thread's end does not race with its join (the default; `Builder::join_races`,
+//! `WBCHECK_LOOM_JOIN_RACES=on` restores upstream's race): the join's wait completes only after
+//! the notify that ends the thread, so upstream's backtracking there (every other thread run
+//! before the end) explores nothing new. The search without it must reach what the search with
+//! it reaches, in fewer executions:
+//!
+//! | test | compares, with and without the join race |
+//! |---|---|
+//! | `c11_programs_reach_the_same_final_states_without_join_races` | the final states of 200 generated c11 programs (3 threads, 3 operations, 2 locations, mutexes; bounds 0, 1, 2 and none): none lost, and equal without a bound |
+//! | `every_scenario_reaches_the_same_verdicts_without_join_races` | every scenario's every revision on its first configuration and placement (bound 2; wb-pin 1): the verdict, the violated properties and their smallest bounds |
+//!
+//! Everything else (the differential tests, the controls, the campaign, the matrix) runs without
+//! the join race, the default.
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
-use wb_models::c11::run::{loom_outcomes, loom_outcomes_bounded, loom_outcomes_sliced, loom_outcomes_source};
+use wb_models::c11::run::{
+    loom_outcomes, loom_outcomes_bounded, loom_outcomes_join_races, loom_outcomes_sliced, loom_outcomes_source,
+};
 use wb_models::outcome::Checker;
 use wb_models::registry;
 
@@ -120,6 +136,57 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
     }
     eprintln!("every finishing revision's first unit: {plain} executions without source sets, {reduced} with");
     assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
+}
+
+#[test]
+fn c11_programs_reach_the_same_final_states_without_join_races() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let (mut plain, mut reduced) = (0u64, 0u64);
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(38_000 + i), shape);
+        for bound in [Some(0), Some(1), Some(2), None] {
+            let (with, without) =
+                (loom_outcomes_join_races(&p, bound, true), loom_outcomes_join_races(&p, bound, false));
+            let lost: Vec<_> = with.outcomes.difference(&without.outcomes).collect();
+            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} without the join race:\n{p}");
+            if bound.is_none() {
+                assert_eq!(with.outcomes, without.outcomes, "program {i}: final states without a bound differ:\n{p}");
+            }
+            (plain, reduced) = (plain + with.executions, reduced + without.executions);
+        }
+    }
+    eprintln!("{} searches: {plain} executions with the join race, {reduced} without", programs * 4);
+    assert!(reduced < plain, "{reduced} executions without the join race, {plain} with");
+}
+
+#[test]
+fn every_scenario_reaches_the_same_verdicts_without_join_races() {
+    let (mut plain, mut reduced) = (0u64, 0u64);
+    for scenario in registry::scenarios() {
+        let info = scenario.info();
+        for revision in &info.revisions {
+            let bound = if info.name == "wb-pin" { 1 } else { 2 };
+            let bounds = Bounds {
+                loom_units: Some(vec![0]),
+                ..Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(bound))
+            };
+            let run = |loom_join_races| {
+                scenario.run(revision.name, Checker::Loom, &Bounds { loom_join_races, ..bounds.clone() }).unwrap()
+            };
+            let (with, without) = (run(true), run(false));
+            let name = format!("{} {}", info.name, revision.name);
+            assert!(!without.bounded && !with.bounded, "{name}: a search hit a limit");
+            assert_eq!(with.violated(), without.violated(), "{name}: violated properties");
+            let smallest = |o: &wb_models::outcome::Outcome| {
+                o.counterexamples.iter().map(|c| (c.property, c.min_preemptions)).collect::<Vec<_>>()
+            };
+            assert_eq!(smallest(&with), smallest(&without), "{name}: smallest bounds");
+            (plain, reduced) = (plain + with.executions, reduced + without.executions);
+        }
+    }
+    eprintln!("every revision's first unit: {plain} executions with the join race, {reduced} without");
+    assert!(reduced < plain, "{reduced} executions without the join race, {plain} with");
 }
 
 /// A search split by schedule prefix (`Builder::slices`, `WBCHECK_LOOM_SLICES`): the slices

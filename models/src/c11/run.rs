@@ -159,6 +159,16 @@ pub fn loom_outcomes_source(p: &Program, source_sets: bool) -> Reached {
     loom_search(p, move |b| b.source_sets = source_sets)
 }
 
+/// Every final state loom reaches within `bound` (none: unbounded), with a thread's end racing
+/// with its join as upstream loom has it or not (`Builder::join_races`: the search without the
+/// spurious race is compared with the one with it).
+pub fn loom_outcomes_join_races(p: &Program, bound: Option<usize>, join_races: bool) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = bound;
+        b.join_races = join_races;
+    })
+}
+
 /// Slice `slice` of the loom search at `bound` split by prefix ([`crate::bounds::Slices`],
 /// `Builder::split_depth`): the final states and executions of that slice.
 pub fn loom_outcomes_sliced(p: &Program, bound: Option<usize>, split: crate::bounds::Slices, slice: usize) -> Reached {

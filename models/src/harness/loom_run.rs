@@ -158,6 +158,7 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>, slice: usize) -> loom::m
     builder.max_branches = bounds.loom_max_branches;
     builder.bounded_sleep_sets = bounds.loom_bounded_sleep;
     builder.source_sets = bounds.loom_source_sets;
+    builder.join_races = bounds.loom_join_races;
     if let Some(slices) = bounds.loom_slices {
         (builder.split_depth, builder.split_width) = (slices.depth, slices.width);
         (builder.slices, builder.slice) = (slices.count, slice);
@@ -193,6 +194,7 @@ fn search_unit<M: Model>(
         preemptions,
         bounded_sleep: bounds.loom_bounded_sleep,
         source_sets: bounds.loom_source_sets && preemptions.is_none(),
+        join_races: bounds.loom_join_races,
         slice,
         first_execution: 0,
         rank: true,
@@ -256,6 +258,9 @@ fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     if bounds.loom_preemptions.is_none() && bounds.loom_source_sets {
         v.push(("source_sets".into(), 1));
     }
+    if bounds.loom_join_races {
+        v.push(("join_races".into(), 1));
+    }
     v
 }
 
@@ -272,6 +277,9 @@ pub struct LoomHandle {
     /// The search without a preemption bound ran with source sets (`WBCHECK_LOOM_SOURCE_SETS=on`),
     /// which numbers its executions differently: written `none+source`.
     pub source_sets: bool,
+    /// The search ran with a thread's end racing with its join (`WBCHECK_LOOM_JOIN_RACES=on`),
+    /// which numbers its executions differently: written `+joins` after the bound.
+    pub join_races: bool,
     /// The slice of a search split by schedule prefix: which, and the split.
     pub slice: Option<(usize, Slices)>,
     /// 1-based, within the variant and placement's run (within its slice when split).
@@ -282,14 +290,15 @@ impl LoomHandle {
     pub fn encode(&self) -> String {
         let sleep = if self.bounded_sleep && self.preemptions.is_some() { "s" } else { "" };
         let source = if self.source_sets && self.preemptions.is_none() { "+source" } else { "" };
-        let p = self.preemptions.map_or(format!("none{source}"), |p| format!("{p}{sleep}"));
+        let joins = if self.join_races { "+joins" } else { "" };
+        let p = self.preemptions.map_or(format!("none{source}{joins}"), |p| format!("{p}{sleep}{joins}"));
         let slice = self.slice.map_or(String::new(), |(i, s)| format!("{i}/{}@{}w{}:", s.count, s.depth, s.width));
         format!("loom1:{}:{}:{}:{p}:{slice}{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source][+joins]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
         let (tier, variant, placement, preemptions, slice, execution) = match fields[..] {
@@ -314,6 +323,10 @@ impl LoomHandle {
             }
         };
         let execution = num(execution, "execution")?;
+        let (preemptions, join_races) = match preemptions.strip_suffix("+joins") {
+            Some(bound) => (bound, true),
+            None => (preemptions, false),
+        };
         let (preemptions, source_sets) = match preemptions.strip_suffix("+source") {
             Some("none") => ("none", true),
             Some(_) => return Err(bad("+source follows none only (source sets apply without a preemption bound)")),
@@ -337,6 +350,7 @@ impl LoomHandle {
             },
             bounded_sleep,
             source_sets,
+            join_races,
             slice,
             execution,
         })
@@ -371,6 +385,7 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         loom_max_permutations: None,
         loom_bounded_sleep: h.bounded_sleep,
         loom_source_sets: h.source_sets,
+        loom_join_races: h.join_races,
         loom_slices: h.slice.map(|(_, slices)| slices),
         ..bounds.clone()
     };
@@ -417,15 +432,18 @@ mod tests {
     #[test]
     fn handles_round_trip_and_bad_ones_are_errors() {
         let split = Some((3, Slices { count: 8, depth: 2, width: 1 }));
-        for (preemptions, bounded_sleep, source_sets, slice) in [
-            (Some(0), false, false, None),
-            (Some(3), false, false, None),
-            (None, false, false, None),
-            (None, false, true, None),
-            (Some(3), true, false, None),
-            (Some(2), false, false, split),
-            (None, false, false, split),
-            (None, false, true, split),
+        for (preemptions, bounded_sleep, source_sets, join_races, slice) in [
+            (Some(0), false, false, false, None),
+            (Some(3), false, false, false, None),
+            (None, false, false, false, None),
+            (None, false, true, false, None),
+            (Some(3), true, false, false, None),
+            (Some(2), false, false, false, split),
+            (None, false, false, false, split),
+            (None, false, true, false, split),
+            (Some(1), false, false, true, None),
+            (Some(3), true, false, true, split),
+            (None, false, true, true, None),
         ] {
             let h = LoomHandle {
                 tier: Tier::Deep,
@@ -434,16 +452,19 @@ mod tests {
                 preemptions,
                 bounded_sleep,
                 source_sets,
+                join_races,
                 slice,
                 execution: 71_219,
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
-        for (preemptions, bounded_sleep, source_sets, slice, encoded) in [
-            (Some(2), true, false, None, "loom1:quick:0:2:2s:5"),
-            (Some(2), false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
-            (None, false, false, None, "loom1:quick:0:2:none:5"),
-            (None, false, true, None, "loom1:quick:0:2:none+source:5"),
+        for (preemptions, bounded_sleep, source_sets, join_races, slice, encoded) in [
+            (Some(2), true, false, false, None, "loom1:quick:0:2:2s:5"),
+            (Some(2), false, false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
+            (None, false, false, false, None, "loom1:quick:0:2:none:5"),
+            (None, false, true, false, None, "loom1:quick:0:2:none+source:5"),
+            (Some(2), true, false, true, None, "loom1:quick:0:2:2s+joins:5"),
+            (None, false, true, true, None, "loom1:quick:0:2:none+source+joins:5"),
         ] {
             let h = LoomHandle {
                 tier: Tier::Quick,
@@ -452,6 +473,7 @@ mod tests {
                 preemptions,
                 bounded_sleep,
                 source_sets,
+                join_races,
                 slice,
                 execution: 5,
             };
@@ -466,6 +488,8 @@ mod tests {
             "loom1:quick:0:0:nones:2",
             "loom1:quick:0:0:2+source:2",
             "loom1:quick:0:0:nones+source:2",
+            "loom1:quick:0:0:+joins:2",
+            "loom1:quick:0:0:1+joins+source:2",
             "loom1:quick:0:0:1:0",
             "loom1:quick:0:0:1:8/8@2w1:1",
             "loom1:quick:0:0:1:1/8:1",

@@ -149,6 +149,8 @@ struct LoomRun {
     bounded_sleep: bool,
     /// Source sets without a preemption bound.
     source_sets: bool,
+    /// A thread's end racing with its join.
+    join_races: bool,
     /// The slice of a split search.
     slice: Option<(usize, crate::bounds::Slices)>,
     /// The collector's execution count when this variant and placement's search began.
@@ -263,6 +265,7 @@ impl Collector {
                 preemptions: r.preemptions,
                 bounded_sleep: r.bounded_sleep,
                 source_sets: r.source_sets,
+                join_races: r.join_races,
                 slice: r.slice,
                 execution: self.outcome.executions - r.first_execution,
             }

@@ -58,6 +58,16 @@ pub struct Builder {
     /// Defaults to whether the `LOOM_SOURCE_SETS` environment variable is set.
     pub source_sets: bool,
 
+    /// Treat a thread's end and its join as racing, as upstream does: the join's wait, pending
+    /// while the thread runs, races with the notify that ends it, and the search backtracks to
+    /// run every other thread before that notify. They cannot be reordered (the wait completes
+    /// only after the notify, the one that enables it), so by default they do not race, and
+    /// those backtracking points, with the subtrees below them, are not explored. For comparing
+    /// the two searches (PATCHED.md of wbcheck's vendored copy).
+    ///
+    /// Defaults to whether the `LOOM_JOIN_RACES` environment variable is set.
+    pub join_races: bool,
+
     /// Split the search by schedule prefix. An execution's prefix is its choices at its first
     /// forks (branches with more than one alternative): up to `split_depth` of them, ending early
     /// at the `split_width`-th that does not take its first alternative. Those forks are explored
@@ -151,6 +161,7 @@ impl Builder {
 
         let bounded_sleep_sets = env::var("LOOM_BOUNDED_SLEEP_SETS").is_ok();
         let source_sets = env::var("LOOM_SOURCE_SETS").is_ok();
+        let join_races = env::var("LOOM_JOIN_RACES").is_ok();
 
         let checkpoint_file = env::var("LOOM_CHECKPOINT_FILE")
             .map(|v| v.parse().expect("invalid value for `LOOM_CHECKPOINT_FILE`"))
@@ -164,6 +175,7 @@ impl Builder {
             preemption_bound,
             bounded_sleep_sets,
             source_sets,
+            join_races,
             split_depth: 0,
             split_width: usize::MAX,
             slices: 1,
@@ -228,6 +240,7 @@ impl Builder {
 
         execution.log = self.log;
         execution.location = self.location;
+        execution.join_races = self.join_races;
 
         let f = Arc::new(f);
 

@@ -155,7 +155,7 @@ where
     T: 'static,
 {
     let result = Arc::new(Mutex::new(None));
-    let notify = rt::Notify::new(true, false);
+    let notify = rt::Notify::join();
 
     let id = {
         let name = name.clone();

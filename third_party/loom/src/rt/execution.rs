@@ -51,6 +51,9 @@ pub(crate) struct Execution {
 
     /// Log execution output to STDOUT
     pub(crate) log: bool,
+
+    /// A thread's end races with its join (`Builder::join_races`).
+    pub(crate) join_races: bool,
 }
 
 /// A thread in the sleep set.
@@ -104,6 +107,7 @@ impl Execution {
             max_history: 7,
             location: false,
             log: false,
+            join_races: false,
         }
     }
 
@@ -132,6 +136,7 @@ impl Execution {
         let max_history = self.max_history;
         let location = self.location;
         let log = self.log;
+        let join_races = self.join_races;
         let mut path = self.path;
         let mut objects = self.objects;
         let mut lazy_statics = self.lazy_statics;
@@ -169,6 +174,7 @@ impl Execution {
             max_history,
             location,
             log,
+            join_races,
         })
     }
 
@@ -207,6 +213,11 @@ impl Execution {
                 Some(operation) => operation,
                 None => continue,
             };
+            // A join's wait completes only after the notify that ends the joined thread, the one
+            // access it depends on: no reversal, so no race (`Builder::join_races`).
+            if !self.join_races && self.objects.is_join(operation) {
+                continue;
+            }
 
             // The last earlier access this one depends on that did not happen before it
             // races with it: backtrack to run this thread before it. (Earlier races are

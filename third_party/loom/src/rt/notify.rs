@@ -23,6 +23,9 @@ pub(super) struct State {
     /// When true, notification is sequential consistent.
     seq_cst: bool,
 
+    /// A thread's end: notified once, when the thread returns, and waited on once, by its join.
+    pub(super) join: bool,
+
     /// `true` if there is a pending notification to consume.
     notified: bool,
 
@@ -35,11 +38,21 @@ pub(super) struct State {
 
 impl Notify {
     pub(crate) fn new(seq_cst: bool, spurious: bool) -> Notify {
+        Notify::with(seq_cst, spurious, false)
+    }
+
+    /// The notify a thread's end sends to its join.
+    pub(crate) fn join() -> Notify {
+        Notify::with(true, false, true)
+    }
+
+    fn with(seq_cst: bool, spurious: bool, join: bool) -> Notify {
         super::execution(|execution| {
             let state = execution.objects.insert(State {
                 spurious,
                 did_spur: false,
                 seq_cst,
+                join,
                 notified: false,
                 last_access: None,
                 synchronize: Synchronize::new(),

@@ -210,6 +210,11 @@ impl<T> Store<T> {
 impl Store {
     /// Call `f` with every earlier access that `operation` depends on, by a thread that has
     /// yielded (`after_yield`) or not.
+    /// Whether `operation` is on a thread's end-of-thread notify, the one its join waits on.
+    pub(super) fn is_join(&self, operation: Operation) -> bool {
+        matches!(&self.entries[operation.obj.index], Entry::Notify(state) if state.join)
+    }
+
     pub(super) fn dependent_accesses(
         &self,
         operation: Operation,
