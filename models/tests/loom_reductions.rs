@@ -70,20 +70,27 @@ fn c11_programs_reach_the_same_final_states() {
 
 #[test]
 fn every_scenario_reaches_the_same_verdicts() {
+    let (plain, reduced) = first_units_at_bound(|b, loom_bounded_sleep| Bounds { loom_bounded_sleep, ..b });
+    eprintln!("every revision's first unit: {plain} executions without, {reduced} with");
+    assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+}
+
+/// Every scenario's every revision on its first configuration and placement at bound 2 (wb-pin
+/// 1: its one unit is its whole row, 1.7M executions over its revisions at bound 2; the
+/// quick-tier comparison in docs/performance.md has them), without the reduction and with it
+/// (`reduce(bounds, on)`): the same verdict, violated properties and smallest bounds. Returns
+/// the executions without and with.
+fn first_units_at_bound(reduce: impl Fn(Bounds, bool) -> Bounds) -> (u64, u64) {
     let (mut plain, mut reduced) = (0u64, 0u64);
     for scenario in registry::scenarios() {
         let info = scenario.info();
         for revision in &info.revisions {
-            // Bound 2 (wb-pin 1: its one unit is its whole row, 1.7M executions over its revisions
-            // at bound 2; the quick-tier comparison in docs/performance.md has them).
             let bound = if info.name == "wb-pin" { 1 } else { 2 };
             let bounds = Bounds {
                 loom_units: Some(vec![0]),
                 ..Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(bound))
             };
-            let run = |loom_bounded_sleep| {
-                scenario.run(revision.name, Checker::Loom, &Bounds { loom_bounded_sleep, ..bounds.clone() }).unwrap()
-            };
+            let run = |on| scenario.run(revision.name, Checker::Loom, &reduce(bounds.clone(), on)).unwrap();
             let (without, with) = (run(false), run(true));
             let name = format!("{} {}", info.name, revision.name);
             assert!(!without.bounded && !with.bounded, "{name}: a search hit a limit");
@@ -95,8 +102,7 @@ fn every_scenario_reaches_the_same_verdicts() {
             (plain, reduced) = (plain + without.executions, reduced + with.executions);
         }
     }
-    eprintln!("every revision's first unit: {plain} executions without, {reduced} with");
-    assert!(reduced <= plain, "{reduced} executions with sleep sets, {plain} without");
+    (plain, reduced)
 }
 
 #[test]
@@ -162,29 +168,7 @@ fn c11_programs_reach_the_same_final_states_without_join_races() {
 
 #[test]
 fn every_scenario_reaches_the_same_verdicts_without_join_races() {
-    let (mut plain, mut reduced) = (0u64, 0u64);
-    for scenario in registry::scenarios() {
-        let info = scenario.info();
-        for revision in &info.revisions {
-            let bound = if info.name == "wb-pin" { 1 } else { 2 };
-            let bounds = Bounds {
-                loom_units: Some(vec![0]),
-                ..Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(bound))
-            };
-            let run = |loom_join_races| {
-                scenario.run(revision.name, Checker::Loom, &Bounds { loom_join_races, ..bounds.clone() }).unwrap()
-            };
-            let (with, without) = (run(true), run(false));
-            let name = format!("{} {}", info.name, revision.name);
-            assert!(!without.bounded && !with.bounded, "{name}: a search hit a limit");
-            assert_eq!(with.violated(), without.violated(), "{name}: violated properties");
-            let smallest = |o: &wb_models::outcome::Outcome| {
-                o.counterexamples.iter().map(|c| (c.property, c.min_preemptions)).collect::<Vec<_>>()
-            };
-            assert_eq!(smallest(&with), smallest(&without), "{name}: smallest bounds");
-            (plain, reduced) = (plain + with.executions, reduced + without.executions);
-        }
-    }
+    let (plain, reduced) = first_units_at_bound(|b, without| Bounds { loom_join_races: !without, ..b });
     eprintln!("every revision's first unit: {plain} executions with the join race, {reduced} without");
     assert!(reduced < plain, "{reduced} executions without the join race, {plain} with");
 }
