@@ -42,6 +42,11 @@ pub fn check(text: &str) -> Result<Comparison, String> {
 pub struct Campaign {
     pub programs: usize,
     pub executions: u64,
+    /// Over the programs whose RC11 executions were counted (`graph_counted` of them): loom's
+    /// executions and the distinct execution graphs among them (RC11's count, unless one mismatched).
+    pub graph_counted: usize,
+    pub counted_executions: u64,
+    pub graphs: u64,
     pub secs: f64,
     /// The failing programs' comparisons, by program number (at most [`KEEP`]).
     pub failures: Vec<(usize, Comparison)>,
@@ -76,6 +81,7 @@ pub fn campaign(
     let failures = Mutex::new(Vec::new());
     let (stopped, stopped_count) = (Mutex::new(Vec::new()), AtomicUsize::new(0));
     let failed = AtomicUsize::new(0);
+    let (graph_counted, counted_executions, graphs) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
     std::thread::scope(|s| {
         for _ in 0..jobs.max(1) {
             s.spawn(|| loop {
@@ -93,6 +99,11 @@ pub fn campaign(
                     continue;
                 };
                 executions.fetch_add(c.loom.executions as usize, Ordering::Relaxed);
+                if c.rc11_graphs.is_some() {
+                    graph_counted.fetch_add(1, Ordering::Relaxed);
+                    counted_executions.fetch_add(c.loom.executions as usize, Ordering::Relaxed);
+                    graphs.fetch_add(c.loom.graphs.len(), Ordering::Relaxed);
+                }
                 if !c.mismatches().is_empty() {
                     failed.fetch_add(1, Ordering::Relaxed);
                     let mut kept = failures.lock().unwrap();
@@ -111,6 +122,9 @@ pub fn campaign(
     Campaign {
         programs,
         executions: executions.into_inner() as u64,
+        graph_counted: graph_counted.into_inner(),
+        counted_executions: counted_executions.into_inner() as u64,
+        graphs: graphs.into_inner() as u64,
         secs: start.elapsed().as_secs_f64(),
         failures,
         failed: failed.into_inner(),
@@ -146,6 +160,14 @@ impl Campaign {
             self.programs - self.stopped_count,
             self.executions,
             self.secs
+        );
+        let _ = writeln!(
+            out,
+            "execution graphs counted for {} programs: {} distinct graphs in their {} loom executions ({:.1} executions per graph)",
+            self.graph_counted,
+            self.graphs,
+            self.counted_executions,
+            self.counted_executions as f64 / self.graphs.max(1) as f64
         );
         out
     }

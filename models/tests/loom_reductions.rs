@@ -60,6 +60,8 @@ fn c11_programs_reach_the_same_final_states() {
             let with = loom_outcomes_bounded(&p, bound, true);
             let lost: Vec<_> = without.outcomes.difference(&with.outcomes).collect();
             assert!(lost.is_empty(), "program {i} at bound {bound} loses {lost:?} with sleep sets:\n{p}");
+            let lost = without.graphs.difference(&with.graphs).count();
+            assert_eq!(lost, 0, "program {i} at bound {bound} loses {lost} execution graphs with sleep sets:\n{p}");
             more += usize::from(with.outcomes.len() > without.outcomes.len());
             (plain, reduced) = (plain + without.executions, reduced + with.executions);
         }
@@ -114,6 +116,7 @@ fn c11_programs_reach_the_same_final_states_with_source_sets() {
         let p = program(&mut Seeded::new(36_000 + i), shape);
         let (without, with) = (loom_outcomes_source(&p, false), loom_outcomes_source(&p, true));
         assert_eq!(without.outcomes, with.outcomes, "program {i}: final states with source sets differ:\n{p}");
+        assert_eq!(without.graphs, with.graphs, "program {i}: execution graphs with source sets differ:\n{p}");
         (plain, reduced) = (plain + without.executions, reduced + with.executions);
     }
     eprintln!("{programs} programs: {plain} executions without source sets, {reduced} with");
@@ -156,8 +159,14 @@ fn c11_programs_reach_the_same_final_states_without_join_races() {
                 (loom_outcomes_join_races(&p, bound, true), loom_outcomes_join_races(&p, bound, false));
             let lost: Vec<_> = with.outcomes.difference(&without.outcomes).collect();
             assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} without the join race:\n{p}");
+            let lost = with.graphs.difference(&without.graphs).count();
+            assert_eq!(
+                lost, 0,
+                "program {i} at bound {bound:?} loses {lost} execution graphs without the join race:\n{p}"
+            );
             if bound.is_none() {
                 assert_eq!(with.outcomes, without.outcomes, "program {i}: final states without a bound differ:\n{p}");
+                assert_eq!(with.graphs, without.graphs, "program {i}: execution graphs without a bound differ:\n{p}");
             }
             (plain, reduced) = (plain + with.executions, reduced + without.executions);
         }
@@ -196,8 +205,10 @@ fn c11_programs_split_by_prefix_run_the_whole_search_once() {
                 let at = format!("program {i} bound {bound:?} depth {depth} width {width}");
                 let lost: Vec<_> = unsplit.outcomes.difference(&one.outcomes).collect();
                 assert!(lost.is_empty(), "{at} loses {lost:?}:\n{p}");
+                assert!(unsplit.graphs.is_subset(&one.graphs), "{at} loses execution graphs:\n{p}");
                 if bound.is_none() {
                     assert_eq!(one.outcomes, unsplit.outcomes, "{at}:\n{p}");
+                    assert_eq!(one.graphs, unsplit.graphs, "{at}:\n{p}");
                 }
                 let count = 3;
                 let slices: Vec<_> = (0..count).map(|s| loom_outcomes_sliced(&p, bound, split_at(count), s)).collect();
@@ -206,6 +217,9 @@ fn c11_programs_split_by_prefix_run_the_whole_search_once() {
                 let union: std::collections::BTreeSet<_> =
                     slices.iter().flat_map(|r| r.outcomes.iter().cloned()).collect();
                 assert_eq!(union, one.outcomes, "{at}: final states");
+                let union: std::collections::BTreeSet<_> =
+                    slices.iter().flat_map(|r| r.graphs.iter().copied()).collect();
+                assert_eq!(union, one.graphs, "{at}: execution graphs");
                 (whole, split) = (whole + unsplit.executions, split + one.executions);
             }
         }

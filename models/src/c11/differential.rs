@@ -7,7 +7,13 @@
 //!   with those accesses weakened ([`Program::as_loom`]) is the one to compare with; for a
 //!   program without SeqCst accesses the two are the same program. RC11's set for the program
 //!   itself is then a subset of loom's (weakening an order only adds outcomes), which is
-//!   checked too.
+//!   checked too;
+//! - not only the final states: loom reaches as many distinct execution graphs
+//!   (`loom::graph_id`: the store each read reads, each location's modification order, each
+//!   mutex's lock order) as RC11 has consistent executions of that program ([`rc11::graphs`]), so
+//!   an exploration that drops an execution whose final state another execution also reaches is
+//!   caught too. Programs with more than [`GRAPH_LIMIT`] candidate executions per guess of their
+//!   compare-exchanges are not counted ([`Comparison::rc11_graphs`] is `None`).
 
 use super::program::{Outcome, Program};
 use super::run::{loom_outcomes_capped, loom_outcomes_within, Reached};
@@ -15,6 +21,10 @@ use super::{rc11, sc};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::time::Duration;
+
+/// The most candidate executions per guess of the compare-exchanges [`rc11::graphs`] enumerates
+/// for a comparison (it counts by brute force).
+pub const GRAPH_LIMIT: usize = 50_000;
 
 /// What each side reached for one program.
 #[derive(Debug, Clone)]
@@ -26,6 +36,9 @@ pub struct Comparison {
     pub rc11: BTreeSet<Outcome>,
     /// RC11's outcomes of the program itself (the same set when it has no SeqCst access).
     pub rc11_strict: BTreeSet<Outcome>,
+    /// RC11's consistent executions of the program as loom reads it, counted (`None`: more than
+    /// [`GRAPH_LIMIT`] candidates).
+    pub rc11_graphs: Option<usize>,
 }
 
 /// A way loom's set can be wrong.
@@ -37,16 +50,20 @@ pub enum Mismatch {
     Missed,
     /// A final state loom reached that RC11 forbids (unsound: a counterexample that is not one).
     Forbidden,
+    /// loom reached more or fewer distinct execution graphs than RC11 has consistent executions
+    /// (fewer: incomplete even where the final states hide it; more: an inconsistent one).
+    Graphs,
 }
 
 impl Mismatch {
-    pub const ALL: [Mismatch; 3] = [Mismatch::MissedSc, Mismatch::Missed, Mismatch::Forbidden];
+    pub const ALL: [Mismatch; 4] = [Mismatch::MissedSc, Mismatch::Missed, Mismatch::Forbidden, Mismatch::Graphs];
 
     pub fn name(self) -> &'static str {
         match self {
             Mismatch::MissedSc => "missed-sc",
             Mismatch::Missed => "missed-rc11",
             Mismatch::Forbidden => "forbidden",
+            Mismatch::Graphs => "graphs",
         }
     }
 }
@@ -69,11 +86,12 @@ pub fn compare_capped(p: &Program, cap: usize) -> Option<Comparison> {
 fn compare_with(p: &Program, loom: Reached) -> Option<Comparison> {
     let rc11 = rc11::outcomes(&p.as_loom());
     let rc11_strict = if p.has_sc_access() { rc11::outcomes(p) } else { rc11.clone() };
-    Some(Comparison { program: p.clone(), loom, sc: sc::outcomes(p), rc11, rc11_strict })
+    let rc11_graphs = rc11::graphs(&p.as_loom(), GRAPH_LIMIT);
+    Some(Comparison { program: p.clone(), loom, sc: sc::outcomes(p), rc11, rc11_strict, rc11_graphs })
 }
 
 impl Comparison {
-    /// The outcomes that show `kind` (none: the check holds).
+    /// The final states that show `kind` (none for [`Mismatch::Graphs`], a count).
     pub fn witnesses(&self, kind: Mismatch) -> Vec<&Outcome> {
         let loom = &self.loom.outcomes;
         match kind {
@@ -84,12 +102,21 @@ impl Comparison {
                 missed.into_iter().collect()
             }
             Mismatch::Forbidden => loom.difference(&self.rc11).collect(),
+            Mismatch::Graphs => Vec::new(),
+        }
+    }
+
+    /// Whether the program shows `kind`.
+    pub fn shows(&self, kind: Mismatch) -> bool {
+        match kind {
+            Mismatch::Graphs => self.rc11_graphs.is_some_and(|n| n != self.loom.graphs.len()),
+            _ => !self.witnesses(kind).is_empty(),
         }
     }
 
     /// Every mismatch the program shows.
     pub fn mismatches(&self) -> Vec<Mismatch> {
-        Mismatch::ALL.into_iter().filter(|&k| !self.witnesses(k).is_empty()).collect()
+        Mismatch::ALL.into_iter().filter(|&k| self.shows(k)).collect()
     }
 }
 
@@ -109,6 +136,9 @@ impl fmt::Display for Comparison {
                 String::new()
             }
         )?;
+        if let Some(n) = self.rc11_graphs {
+            writeln!(f, "execution graphs: loom {}, RC11 {n}", self.loom.graphs.len())?;
+        }
         for kind in Mismatch::ALL {
             let w = self.witnesses(kind);
             if !w.is_empty() {

@@ -762,6 +762,106 @@ fn linear_extensions(
     }
 }
 
+/// Called with a consistent candidate: its events, each read's write, each location's order.
+type VisitCandidate<'a> = dyn FnMut(&Execution, &[Option<usize>], &[&Vec<usize>]) + 'a;
+
+/// Every consistent candidate execution of `p`, by brute force without any pruning (the check of
+/// [`outcomes`]' pruning, and what [`graphs`] counts): every guess of the compare-exchanges, every
+/// `rf` (any write of the location), every `mo` (any order of each location's writes after its
+/// initial one), kept when the values are right and `check` passes. `visit` gets the events, each
+/// read's write and each location's order; `None` when a guess has more than `limit` candidates.
+fn brute_force(p: &Program, limit: usize, visit: &mut VisitCandidate) -> Option<()> {
+    let cas_count = p.threads.iter().flatten().filter(|op| matches!(op, Op::Cas { .. })).count();
+    for guess in 0..1u64 << cas_count {
+        let succeeds: Vec<bool> = (0..cas_count).map(|i| guess >> i & 1 == 1).collect();
+        let x = Execution::new(p, &succeeds);
+        let loc = |e: usize| x.events[e].loc.unwrap();
+        let sources: Vec<Vec<usize>> =
+            x.reads.iter().map(|&r| x.writes[loc(r)].iter().copied().filter(|&w| w != r).collect()).collect();
+        let orders: Vec<Vec<Vec<usize>>> = x
+            .writes
+            .iter()
+            .map(|ws| permutations(&ws[1..]).into_iter().map(|o| [&ws[..1], &o[..]].concat()).collect())
+            .collect();
+        let size = sources.iter().map(Vec::len).product::<usize>() * orders.iter().map(Vec::len).product::<usize>();
+        if size > limit {
+            return None;
+        }
+        let order_choices: Vec<Vec<usize>> = orders.iter().map(|o| (0..o.len()).collect()).collect();
+        product(&sources, &mut Vec::new(), &mut |picked| {
+            let (mut rf_of, mut rf) = (vec![None; x.n], Rel::empty(x.n));
+            for (&r, &w) in x.reads.iter().zip(picked) {
+                rf_of[r] = Some(w);
+                rf.add(w, r);
+            }
+            if !x.sb.or(&rf).acyclic() {
+                return; // no values (and no-thin-air fails)
+            }
+            if !x.reads.iter().all(|&r| x.events[r].need.allows(read(&x, &rf_of, r).unwrap())) {
+                return;
+            }
+            let hb = hb(&x, &rf);
+            product(&order_choices, &mut Vec::new(), &mut |chosen| {
+                let mut mo = Rel::empty(x.n);
+                for (l, &c) in chosen.iter().enumerate() {
+                    let order = &orders[l][c];
+                    for (i, &a) in order.iter().enumerate() {
+                        for &b in &order[i + 1..] {
+                            mo.add(a, b);
+                        }
+                    }
+                }
+                if check(&x, &rf, &mo, &hb).is_ok() {
+                    let chosen: Vec<&Vec<usize>> = chosen.iter().enumerate().map(|(l, &c)| &orders[l][c]).collect();
+                    visit(&x, &rf_of, &chosen);
+                }
+            });
+        });
+    }
+    Some(())
+}
+
+/// How many RC11-consistent executions `p` has, as graphs: each a choice of the write every read
+/// reads and of every location's modification order (a mutex's included, which its lock order
+/// fixes), by brute force; `None` when that means more than `limit` candidates per guess of the
+/// compare-exchanges. A search that reaches every consistent execution reaches this many
+/// distinct graphs (`loom::graph_id`).
+pub fn graphs(p: &Program, limit: usize) -> Option<usize> {
+    let mut count = 0;
+    brute_force(p, limit, &mut |_, _, _| count += 1)?;
+    Some(count)
+}
+
+/// Call `f` with every choice of one element from each list.
+fn product<T: Copy>(lists: &[Vec<T>], picked: &mut Vec<T>, f: &mut dyn FnMut(&[T])) {
+    match lists.split_first() {
+        None => f(picked),
+        Some((first, rest)) => {
+            for &t in first {
+                picked.push(t);
+                product(rest, picked, f);
+                picked.pop();
+            }
+        }
+    }
+}
+
+/// Every order of `items`.
+fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
+    if items.is_empty() {
+        return vec![vec![]];
+    }
+    let mut all = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        let rest: Vec<usize> = items.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &e)| e).collect();
+        for mut order in permutations(&rest) {
+            order.insert(0, first);
+            all.push(order);
+        }
+    }
+    all
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1058,96 +1158,19 @@ mod tests {
         assert!(weak_if_relaxed >= 80, "only {weak_if_relaxed} programs with weak outcomes once relaxed");
     }
 
-    /// Call `f` with every choice of one element from each list.
-    fn product<T: Copy>(lists: &[Vec<T>], picked: &mut Vec<T>, f: &mut dyn FnMut(&[T])) {
-        match lists.split_first() {
-            None => f(picked),
-            Some((first, rest)) => {
-                for &t in first {
-                    picked.push(t);
-                    product(rest, picked, f);
-                    picked.pop();
-                }
-            }
-        }
-    }
-
-    /// Every order of `items`.
-    fn permutations(items: &[usize]) -> Vec<Vec<usize>> {
-        if items.is_empty() {
-            return vec![vec![]];
-        }
-        let mut all = Vec::new();
-        for (i, &first) in items.iter().enumerate() {
-            let rest: Vec<usize> = items.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, &e)| e).collect();
-            for mut order in permutations(&rest) {
-                order.insert(0, first);
-                all.push(order);
-            }
-        }
-        all
-    }
-
-    /// The outcomes of `p` by brute force, without any pruning: every guess of the
-    /// compare-exchanges, every `rf` (any write of the location), every `mo` (any order of each
-    /// location's writes after its initial one), kept when the values are right and `check`
-    /// passes; `None` when that is more than `limit` candidates.
-    fn brute_force(p: &Program, limit: usize) -> Option<BTreeSet<Outcome>> {
-        let cas_count = p.threads.iter().flatten().filter(|op| matches!(op, Op::Cas { .. })).count();
+    /// The outcomes of `p` by brute force (every consistent candidate's final state).
+    fn brute_force_outcomes(p: &Program, limit: usize) -> Option<BTreeSet<Outcome>> {
         let mut out = BTreeSet::new();
-        for guess in 0..1u64 << cas_count {
-            let succeeds: Vec<bool> = (0..cas_count).map(|i| guess >> i & 1 == 1).collect();
-            let x = Execution::new(p, &succeeds);
-            let loc = |e: usize| x.events[e].loc.unwrap();
-            let sources: Vec<Vec<usize>> =
-                x.reads.iter().map(|&r| x.writes[loc(r)].iter().copied().filter(|&w| w != r).collect()).collect();
-            let orders: Vec<Vec<Vec<usize>>> = x
-                .writes
-                .iter()
-                .map(|ws| permutations(&ws[1..]).into_iter().map(|o| [&ws[..1], &o[..]].concat()).collect())
-                .collect();
-            let size = sources.iter().map(Vec::len).product::<usize>() * orders.iter().map(Vec::len).product::<usize>();
-            if size > limit {
-                return None;
+        brute_force(p, limit, &mut |x, rf_of, orders| {
+            let mut regs: Vec<Vec<u64>> = x.registers.iter().map(|&k| vec![0; k]).collect();
+            for (e, ev) in x.events.iter().enumerate() {
+                if let Some((t, i)) = ev.reg {
+                    regs[t][i] = read(x, rf_of, e).unwrap();
+                }
             }
-            let order_choices: Vec<Vec<usize>> = orders.iter().map(|o| (0..o.len()).collect()).collect();
-            product(&sources, &mut Vec::new(), &mut |picked| {
-                let (mut rf_of, mut rf) = (vec![None; x.n], Rel::empty(x.n));
-                for (&r, &w) in x.reads.iter().zip(picked) {
-                    rf_of[r] = Some(w);
-                    rf.add(w, r);
-                }
-                if !x.sb.or(&rf).acyclic() {
-                    return; // no values (and no-thin-air fails)
-                }
-                if !x.reads.iter().all(|&r| x.events[r].need.allows(read(&x, &rf_of, r).unwrap())) {
-                    return;
-                }
-                let hb = hb(&x, &rf);
-                product(&order_choices, &mut Vec::new(), &mut |chosen| {
-                    let mut mo = Rel::empty(x.n);
-                    for (l, &c) in chosen.iter().enumerate() {
-                        let order = &orders[l][c];
-                        for (i, &a) in order.iter().enumerate() {
-                            for &b in &order[i + 1..] {
-                                mo.add(a, b);
-                            }
-                        }
-                    }
-                    if check(&x, &rf, &mo, &hb).is_ok() {
-                        let mut regs: Vec<Vec<u64>> = x.registers.iter().map(|&k| vec![0; k]).collect();
-                        for (e, ev) in x.events.iter().enumerate() {
-                            if let Some((t, i)) = ev.reg {
-                                regs[t][i] = read(&x, &rf_of, e).unwrap();
-                            }
-                        }
-                        let last = |l: usize| *orders[l][chosen[l]].last().unwrap();
-                        let locs = (0..x.mem_locs).map(|l| written(&x, &rf_of, last(l)).unwrap()).collect();
-                        out.insert(Outcome { regs, locs });
-                    }
-                });
-            });
-        }
+            let locs = (0..x.mem_locs).map(|l| written(x, rf_of, *orders[l].last().unwrap()).unwrap()).collect();
+            out.insert(Outcome { regs, locs });
+        })?;
         Some(out)
     }
 
@@ -1157,7 +1180,7 @@ mod tests {
         let (mut compared, mut weak) = (0, 0);
         while compared < 300 {
             let p = random_program(&mut rng, 2..=3, 2..=4, 2..=2, false);
-            if let Some(all) = brute_force(&p, 200_000) {
+            if let Some(all) = brute_force_outcomes(&p, 200_000) {
                 assert_eq!(outcomes(&p), all, "{p}");
                 compared += 1;
                 weak += usize::from(all != sc::outcomes(&p));

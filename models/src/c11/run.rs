@@ -18,11 +18,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use wb_core::sync::{Atomic, Lock, Loom, Ordering, Platform, Shuttle};
 
-/// What a checker reached: the final states and how many executions it ran.
+/// What a checker reached: the final states, how many executions it ran and, for loom, the
+/// distinct execution graphs among them (`loom::graph_id`; empty for shuttle).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reached {
     pub outcomes: BTreeSet<Outcome>,
     pub executions: u64,
+    pub graphs: BTreeSet<u64>,
 }
 
 /// One thread's operations on the shared locations and mutexes; returns its registers.
@@ -93,25 +95,28 @@ fn execute<P: Platform>(p: &Program) -> Outcome {
 
 /// Run `check` (which runs its argument once per execution) and collect the outcomes.
 /// `mine` says whether an execution is this search's to count (another slice's, under a loom
-/// search split by prefix, is not).
+/// search split by prefix, is not); `graph` names its execution graph, where the checker can.
 fn collect(
     check: impl FnOnce(Box<dyn Fn() + Send + Sync>),
     p: &Program,
     run: fn(&Program) -> Outcome,
     mine: fn() -> bool,
+    graph: fn() -> Option<u64>,
 ) -> Reached {
-    let seen = Arc::new(Mutex::new(BTreeSet::new()));
+    let seen = Arc::new(Mutex::new((BTreeSet::new(), BTreeSet::new())));
     let executions = Arc::new(AtomicU64::new(0));
     let (program, seen2, executions2) = (Arc::new(p.clone()), seen.clone(), executions.clone());
     check(Box::new(move || {
         let o = run(&program);
         if mine() {
             executions2.fetch_add(1, StdOrdering::Relaxed);
-            seen2.lock().unwrap().insert(o);
+            let mut seen = seen2.lock().unwrap();
+            seen.0.insert(o);
+            seen.1.extend(graph());
         }
     }));
-    let outcomes = std::mem::take(&mut *seen.lock().unwrap());
-    Reached { outcomes, executions: executions.load(StdOrdering::Relaxed) }
+    let (outcomes, graphs) = std::mem::take(&mut *seen.lock().unwrap());
+    Reached { outcomes, executions: executions.load(StdOrdering::Relaxed), graphs }
 }
 
 /// Every final state loom reaches with no preemption bound.
@@ -190,12 +195,13 @@ fn loom_search(p: &Program, limit: impl FnOnce(&mut loom::model::Builder)) -> Re
         p,
         execute::<Loom>,
         loom::in_slice,
+        || Some(loom::graph_id()),
     )
 }
 
 /// Every final state shuttle's depth-first scheduler reaches (every schedule).
 pub fn shuttle_dfs_outcomes(p: &Program) -> Reached {
-    collect(|f| shuttle::check_dfs(f, None), p, execute::<Shuttle>, || true)
+    collect(|f| shuttle::check_dfs(f, None), p, execute::<Shuttle>, || true, || None)
 }
 
 #[cfg(test)]
@@ -213,6 +219,7 @@ mod tests {
         let reached = loom_outcomes(&p);
         assert_eq!(reached.outcomes, rc11::outcomes(&p));
         assert!(reached.executions > 1);
+        assert_eq!(Some(reached.graphs.len()), rc11::graphs(&p, 10_000));
     }
 
     #[test]

@@ -42,7 +42,7 @@ use crate::rt::location::{self, Location, LocationSet};
 use crate::rt::object;
 use crate::rt::psc::{FenceSet, Psc};
 use crate::rt::{
-    self, thread, Access, Numeric, Synchronize, VersionVec, MAX_ATOMIC_HISTORY, MAX_CHOICES,
+    self, graph, thread, Access, Numeric, Synchronize, VersionVec, MAX_ATOMIC_HISTORY, MAX_CHOICES,
     MAX_THREADS,
 };
 
@@ -136,6 +136,9 @@ struct Store {
 
     /// Sleep sets: the store's number in the execution (`Execution::stores_made`).
     seq: u32,
+
+    /// The store's event (`graph`).
+    event: u64,
 
     /// Tracks when each thread first saw (stored or read) the value.
     first_seen: FirstSeen,
@@ -469,6 +472,9 @@ impl State {
         let mut sync = Synchronize::new();
         sync.sync_store(threads, Ordering::Release);
         state.insert(threads, psc, 0, 0, value, sync);
+        let creator = threads.active_mut();
+        creator.atomics_created += 1;
+        state.stores[0].event = graph::initial(threads.active_id().as_usize(), threads.active().atomics_created);
 
         state
     }
@@ -492,6 +498,9 @@ impl State {
     /// The read part of a load or an RMW: synchronize with the store read, remember it for the
     /// thread's acquire fences, mark it seen, and add the `psc` edges of the read.
     fn read(&mut self, threads: &mut thread::Set, psc: &mut Psc, index: usize, ordering: Ordering) {
+        let reader = threads.active_id().as_usize();
+        let event = graph::event(reader, threads.active().dpor_vv.at(reader));
+        graph::add(graph::Edge::ReadsFrom, event, self.stores[index].event);
         let mut sync = self.stores[index].sync;
         sync.sync_load(threads, ordering);
         let active = threads.active_mut();
@@ -536,11 +545,13 @@ impl State {
     ) {
         let mut first_seen = FirstSeen::new();
         first_seen.touch(threads);
+        let writer = threads.active_id().as_usize();
         let mut store = Store {
             value,
             sync,
             dpor: threads.active().dpor_vv,
             seq,
+            event: graph::event(writer, threads.active().dpor_vv.at(writer)),
             first_seen,
             rmw_next: false,
             eco_in: FenceSet::default(),
@@ -588,12 +599,23 @@ impl State {
                  refuses rather than forget one",
                 MAX_ATOMIC_HISTORY
             );
+            // Their places in modification order are final: keep them in the graph.
+            for pair in self.stores[..=floor].windows(2) {
+                graph::add(graph::Edge::Mo, pair[0].event, pair[1].event);
+            }
             for dropped in self.stores.drain(..floor).collect::<Vec<_>>() {
                 self.drop_store(dropped);
             }
             place = place.saturating_sub(floor);
         }
         self.stores.insert(place, store);
+    }
+
+    /// The hashes of the modification order's edges among the stores kept (`graph`).
+    pub(super) fn mo_edges(&self) -> u64 {
+        self.stores.windows(2).fold(0, |sum, pair| {
+            sum.wrapping_add(graph::hash(graph::Edge::Mo as u64, pair[0].event, pair[1].event))
+        })
     }
 
     fn drop_store(&mut self, store: Store) {
@@ -942,6 +964,7 @@ impl Default for Store {
             sync: Synchronize::new(),
             dpor: VersionVec::new(),
             seq: 0,
+            event: 0,
             first_seen: FirstSeen::new(),
             rmw_next: false,
             eco_in: FenceSet::default(),

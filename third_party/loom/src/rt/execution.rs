@@ -87,6 +87,7 @@ impl Execution {
     ) -> Execution {
         let id = Id::new();
         let threads = thread::Set::new(id, max_threads);
+        super::graph::reset();
 
         let preemption_bound =
             preemption_bound.map(|bound| bound.try_into().expect("preemption_bound too big"));
@@ -151,6 +152,7 @@ impl Execution {
         }
 
         objects.clear();
+        super::graph::reset();
         lazy_statics.reset();
         raw_allocations.clear();
         arc_objs.clear();

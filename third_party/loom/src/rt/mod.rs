@@ -56,6 +56,7 @@ pub(crate) mod lazy_static;
 pub(crate) mod thread;
 
 mod vv;
+pub(crate) mod graph;
 pub(crate) use self::vv::VersionVec;
 
 use tracing::trace;
@@ -285,8 +286,22 @@ pub fn choose(n: usize) -> usize {
             }
             execution.path.push_load(&seed[..n]);
         }
-        execution.path.branch_load()
+        let value = execution.path.branch_load();
+        let thread = execution.threads.active_id().as_usize();
+        let event = graph::event(thread, execution.threads.active().dpor_vv.at(thread));
+        graph::add(graph::Edge::Choice, event, value as u64 + 1);
+        value
     })
+}
+
+/// The current execution's graph so far, as a hash: the store each read read, each atomic's
+/// modification order, each mutex's order of holders and each [`choose`]'s value. Executions
+/// with the same graph are one behaviour reached by different schedules; a model that records it
+/// at its end can count the behaviours a search reached, or compare two searches' (PATCHED.md of
+/// wbcheck's vendored copy). Not part of it: `with_mut` and `get_mut` writes, and objects other
+/// than atomics and mutexes.
+pub fn graph_id() -> u64 {
+    execution(|execution| graph::current(execution.objects.mo_edges()))
 }
 
 /// Whether the current execution belongs to this search's slice (`Builder::slices`): always,

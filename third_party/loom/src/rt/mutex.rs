@@ -1,5 +1,5 @@
 use crate::rt::object;
-use crate::rt::{thread, Access, Location, Synchronize, VersionVec};
+use crate::rt::{graph, thread, Access, Location, Synchronize, VersionVec};
 
 use std::sync::atomic::Ordering::{Acquire, Release};
 
@@ -23,6 +23,9 @@ pub(super) struct State {
 
     /// Causality transfers between threads
     synchronize: Synchronize,
+
+    /// The event of the last release (`graph`; 0 before the first).
+    released_at: u64,
 }
 
 impl Mutex {
@@ -33,6 +36,7 @@ impl Mutex {
                 lock: None,
                 last_access: None,
                 synchronize: Synchronize::new(),
+                released_at: 0,
             });
 
             trace!(?state, ?seq_cst, "Mutex::new");
@@ -62,6 +66,9 @@ impl Mutex {
             if !execution.threads.is_active() {
                 return;
             }
+
+            let holder = execution.threads.active_id().as_usize();
+            state.released_at = graph::event(holder, execution.threads.active().dpor_vv.at(holder));
 
             state
                 .synchronize
@@ -111,6 +118,9 @@ impl Mutex {
 
             // Set the lock to the current thread
             state.lock = Some(thread_id);
+            let holder = thread_id.as_usize();
+            let event = graph::event(holder, execution.threads.active().dpor_vv.at(holder));
+            graph::add(graph::Edge::Lock, event, state.released_at);
 
             dbg!(state.synchronize.sync_load(&mut execution.threads, Acquire));
 

@@ -208,6 +208,14 @@ impl<T> Store<T> {
 }
 
 impl Store {
+    /// The sum of every atomic's modification-order edges (`graph`).
+    pub(super) fn mo_edges(&self) -> u64 {
+        self.entries.iter().fold(0, |sum, entry| match entry {
+            Entry::Atomic(state) => sum.wrapping_add(state.mo_edges()),
+            _ => sum,
+        })
+    }
+
     /// Call `f` with every earlier access that `operation` depends on, by a thread that has
     /// yielded (`after_yield`) or not.
     /// Whether `operation` is on a thread's end-of-thread notify, the one its join waits on.

@@ -37,6 +37,9 @@ pub(crate) struct Thread {
     /// Number of times the thread yielded
     pub yield_count: usize,
 
+    /// Atomics the thread has created (`graph::initial`).
+    pub atomics_created: u32,
+
     locals: LocalMap,
 
     /// `tracing` span used to associate diagnostics with the current thread.
@@ -125,6 +128,7 @@ impl Thread {
             dpor_vv: VersionVec::new(),
             last_yield: None,
             yield_count: 0,
+            atomics_created: 0,
             locals: LocalMap::default(),
         }
     }
