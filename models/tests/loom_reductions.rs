@@ -37,12 +37,20 @@
 //!
 //! Everything else (the differential tests, the controls, the campaign, the matrix) runs without
 //! the join race, the default.
+//!
+//! A read woken from a sleep set by stores takes a store made after it fell asleep, not also the
+//! last one before (the default; `Builder::loose_wakes` restores the off-by-one).
+//! Compared with and without, by execution graph (`loom::graph_id`), in
+//! `c11_programs_reach_the_same_graphs_with_tight_wakes`: 200 generated c11 programs without a
+//! bound (the same graphs and final states) and at bounds 0, 1, 2 with sleep sets under the bound
+//! (no graph lost), in fewer executions.
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
 use wb_models::c11::run::{
-    loom_outcomes, loom_outcomes_bounded, loom_outcomes_join_races, loom_outcomes_sliced, loom_outcomes_source,
+    loom_outcomes, loom_outcomes_bounded, loom_outcomes_join_races, loom_outcomes_loose_wakes, loom_outcomes_sliced,
+    loom_outcomes_source,
 };
 use wb_models::outcome::Checker;
 use wb_models::registry;
@@ -180,6 +188,30 @@ fn every_scenario_reaches_the_same_verdicts_without_join_races() {
     let (plain, reduced) = first_units_at_bound(|b, without| Bounds { loom_join_races: !without, ..b });
     eprintln!("every revision's first unit: {plain} executions with the join race, {reduced} without");
     assert!(reduced < plain, "{reduced} executions without the join race, {plain} with");
+}
+
+#[test]
+fn c11_programs_reach_the_same_graphs_with_tight_wakes() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let (mut loose, mut tight) = (0u64, 0u64);
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(40_000 + i), shape);
+        for bound in [Some(0), Some(1), Some(2), None] {
+            let (before, now) =
+                (loom_outcomes_loose_wakes(&p, bound, true), loom_outcomes_loose_wakes(&p, bound, false));
+            let lost = before.graphs.difference(&now.graphs).count();
+            assert_eq!(lost, 0, "program {i} at bound {bound:?} loses {lost} execution graphs with tight wakes:\n{p}");
+            let lost: Vec<_> = before.outcomes.difference(&now.outcomes).collect();
+            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} with tight wakes:\n{p}");
+            if bound.is_none() {
+                assert_eq!(before.graphs, now.graphs, "program {i}: execution graphs without a bound differ:\n{p}");
+            }
+            (loose, tight) = (loose + before.executions, tight + now.executions);
+        }
+    }
+    eprintln!("{} searches: {loose} executions with loose wakes, {tight} with tight ones", programs * 4);
+    assert!(tight < loose, "{tight} executions with tight wakes, {loose} with loose ones");
 }
 
 /// A search split by schedule prefix (`Builder::slices`, `WBCHECK_LOOM_SLICES`): the slices

@@ -174,6 +174,17 @@ pub fn loom_outcomes_join_races(p: &Program, bound: Option<usize>, join_races: b
     })
 }
 
+/// Every final state loom reaches within `bound` (none: unbounded; with a bound, sleep sets under
+/// it), with a read woken from a sleep set allowed the last store before it fell asleep, as before
+/// the vendored loom's eleventh patch, or not (`Builder::loose_wakes`: the two are compared).
+pub fn loom_outcomes_loose_wakes(p: &Program, bound: Option<usize>, loose_wakes: bool) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = bound;
+        b.bounded_sleep_sets = bound.is_some();
+        b.loose_wakes = loose_wakes;
+    })
+}
+
 /// Slice `slice` of the loom search at `bound` split by prefix ([`crate::bounds::Slices`],
 /// `Builder::split_depth`): the final states and executions of that slice.
 pub fn loom_outcomes_sliced(p: &Program, bound: Option<usize>, split: crate::bounds::Slices, slice: usize) -> Reached {

@@ -68,6 +68,15 @@ pub struct Builder {
     /// Defaults to whether the `LOOM_JOIN_RACES` environment variable is set.
     pub join_races: bool,
 
+    /// Let a read woken from a sleep set by stores also read the last store made before it fell
+    /// asleep, as the vendored copy did before its eleventh patch (an off-by-one: that store was a
+    /// choice of the read in the branch where it ran first, so reading it again repeats an
+    /// execution explored there). By default the read takes only stores made since. For
+    /// comparing the two searches (PATCHED.md of wbcheck's vendored copy).
+    ///
+    /// Defaults to whether the `LOOM_LOOSE_WAKES` environment variable is set.
+    pub loose_wakes: bool,
+
     /// Split the search by schedule prefix. An execution's prefix is its choices at its first
     /// forks (branches with more than one alternative): up to `split_depth` of them, ending early
     /// at the `split_width`-th that does not take its first alternative. Those forks are explored
@@ -162,6 +171,7 @@ impl Builder {
         let bounded_sleep_sets = env::var("LOOM_BOUNDED_SLEEP_SETS").is_ok();
         let source_sets = env::var("LOOM_SOURCE_SETS").is_ok();
         let join_races = env::var("LOOM_JOIN_RACES").is_ok();
+        let loose_wakes = env::var("LOOM_LOOSE_WAKES").is_ok();
 
         let checkpoint_file = env::var("LOOM_CHECKPOINT_FILE")
             .map(|v| v.parse().expect("invalid value for `LOOM_CHECKPOINT_FILE`"))
@@ -176,6 +186,7 @@ impl Builder {
             bounded_sleep_sets,
             source_sets,
             join_races,
+            loose_wakes,
             split_depth: 0,
             split_width: usize::MAX,
             slices: 1,
@@ -241,6 +252,7 @@ impl Builder {
         execution.log = self.log;
         execution.location = self.location;
         execution.join_races = self.join_races;
+        execution.loose_wakes = self.loose_wakes;
 
         let f = Arc::new(f);
 

@@ -54,6 +54,9 @@ pub(crate) struct Execution {
 
     /// A thread's end races with its join (`Builder::join_races`).
     pub(crate) join_races: bool,
+
+    /// A read woken by stores may read the last store before it fell asleep (`Builder::loose_wakes`).
+    pub(crate) loose_wakes: bool,
 }
 
 /// A thread in the sleep set.
@@ -109,6 +112,7 @@ impl Execution {
             location: false,
             log: false,
             join_races: false,
+            loose_wakes: false,
         }
     }
 
@@ -138,6 +142,7 @@ impl Execution {
         let location = self.location;
         let log = self.log;
         let join_races = self.join_races;
+        let loose_wakes = self.loose_wakes;
         let mut path = self.path;
         let mut objects = self.objects;
         let mut lazy_statics = self.lazy_statics;
@@ -177,6 +182,7 @@ impl Execution {
             location,
             log,
             join_races,
+            loose_wakes,
         })
     }
 
@@ -326,7 +332,8 @@ impl Execution {
             let op = self.threads[next].operation;
             if let Some(slept) = self.sleep[next.as_usize()].take() {
                 if slept.by_stores {
-                    self.read_newer_than = Some(slept.stores_before);
+                    // The stores made since it fell asleep: `stores_made` counts from 1.
+                    self.read_newer_than = Some(slept.stores_before + u32::from(!self.loose_wakes));
                 }
             }
             for slept in self.sleep.iter_mut() {
