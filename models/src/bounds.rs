@@ -8,7 +8,7 @@
 //! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
-//! | `WBCHECK_LOOM_SOURCE_SETS` | `on`: source sets in a search without a preemption bound (one initial of a race's reversal, not every one) | off | off | off |
+//! | `WBCHECK_LOOM_SOURCE_SETS` | source sets in a search without a preemption bound (one initial of a race's reversal, not every one); `off` for the unreduced search | on | on | on |
 //! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
@@ -68,8 +68,8 @@ pub struct Bounds {
     /// `Builder::bounded_sleep_sets`), from `WBCHECK_LOOM_SLEEP_SETS=bounded`; off by default.
     pub loom_bounded_sleep: bool,
     /// loom: source sets in a search without a preemption bound (the vendored loom's
-    /// `Builder::source_sets`), from `WBCHECK_LOOM_SOURCE_SETS=on`; off by default, no effect
-    /// under a bound.
+    /// `Builder::source_sets`); on by default, `WBCHECK_LOOM_SOURCE_SETS=off` for the unreduced
+    /// search; no effect under a bound.
     pub loom_source_sets: bool,
     /// loom: a thread's end and its join race, as upstream loom has it (the vendored loom's
     /// `Builder::join_races`), from `WBCHECK_LOOM_JOIN_RACES=on`; off by default (they cannot
@@ -144,7 +144,7 @@ impl Bounds {
             seed: 1,
             loom_units: None,
             loom_bounded_sleep: false,
-            loom_source_sets: false,
+            loom_source_sets: true,
             loom_join_races: false,
             loom_slices: None,
         }
@@ -213,10 +213,10 @@ impl Bounds {
         if let Some(v) = num("WBCHECK_SEED")? {
             b.seed = v;
         }
-        // A two-valued variable: unset or `off` is false, `on` true, anything else an error.
-        let switch = |name: &str, off: &str, on: &str, meaning: &str| -> Result<bool, String> {
+        // A two-valued variable: unset is `default`, `off` false, `on` true, anything else an error.
+        let switch = |name: &str, default: bool, off: &str, on: &str, meaning: &str| -> Result<bool, String> {
             match var(name).as_deref().map(str::trim) {
-                None => Ok(false),
+                None => Ok(default),
                 Some(v) if v == off => Ok(false),
                 Some(v) if v == on => Ok(true),
                 Some(v) => Err(format!("invalid value '{v}' for {name}: expected {meaning}")),
@@ -224,18 +224,21 @@ impl Bounds {
         };
         b.loom_bounded_sleep = switch(
             "WBCHECK_LOOM_SLEEP_SETS",
+            false,
             "unbounded",
             "bounded",
             "unbounded (sleep sets without a preemption bound only, the default) or bounded (also under one)",
         )?;
         b.loom_source_sets = switch(
             "WBCHECK_LOOM_SOURCE_SETS",
+            true,
             "off",
             "on",
-            "on (source sets in a search without a preemption bound) or off (the default)",
+            "on (source sets in a search without a preemption bound, the default) or off (the unreduced search)",
         )?;
         b.loom_join_races = switch(
             "WBCHECK_LOOM_JOIN_RACES",
+            false,
             "off",
             "on",
             "on (a thread's end races with its join, as upstream loom has it) or off (the default)",
