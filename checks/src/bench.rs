@@ -157,7 +157,11 @@ struct SweepPoint {
 /// The first revision of a scenario expected to pass under loom (a full search), else the first.
 fn passing_revision(s: &dyn Scenario) -> &'static str {
     let info = s.info();
-    info.revisions.iter().find(|r| r.expected_violated(Checker::Loom).is_empty()).unwrap_or(&info.revisions[0]).name
+    info.revisions
+        .iter()
+        .find(|r| r.expected_violated(Checker::Loom, Tier::Quick).is_empty())
+        .unwrap_or(&info.revisions[0])
+        .name
 }
 
 /// dontcache-kick's v7-fix-kick with `writers` DONTCACHE writers, each on a clean inode of its
@@ -437,7 +441,7 @@ fn report_time_to_bug(md: &mut String, det: &[Row], shuttle: &[Row]) {
     for s in scenarios() {
         let info = s.info();
         for rev in &info.revisions {
-            if Checker::ALL.iter().all(|&c| rev.expected_violated(c).is_empty()) {
+            if Checker::ALL.iter().all(|&c| rev.expected_violated(c, Tier::Quick).is_empty()) {
                 continue;
             }
             let best = groups

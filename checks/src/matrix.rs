@@ -282,9 +282,9 @@ pub fn judge(verdict: Verdict, violated: &[String], expected_violated: &[String]
 }
 
 impl Row {
-    pub fn new(scenario: &str, revision: &RevisionInfo, checker: Checker, outcome: &Outcome) -> Row {
+    pub fn new(scenario: &str, revision: &RevisionInfo, checker: Checker, tier: Tier, outcome: &Outcome) -> Row {
         let expected_violated: Vec<String> =
-            revision.expected_violated(checker).into_iter().map(String::from).collect();
+            revision.expected_violated(checker, tier).into_iter().map(String::from).collect();
         let mut row = Row {
             scenario: scenario.into(),
             revision: revision.name.into(),
@@ -303,7 +303,7 @@ impl Row {
             matched: false,
             violated: Vec::new(),
             expected_violated,
-            may_miss: revision.may_miss(checker).into_iter().map(String::from).collect(),
+            may_miss: revision.may_miss(checker, tier).into_iter().map(String::from).collect(),
             part: outcome.loom_part.as_ref().map(RowPart::of),
         };
         row.set_findings(outcome.bounded, outcome.counterexamples.iter().map(PropertyCounterexample::of).collect());
@@ -539,11 +539,14 @@ pub struct CatalogueProperty {
 pub struct CatalogueRevision {
     pub name: &'static str,
     pub summary: &'static str,
-    /// Per checker, in [`Checker::ALL`] order: pass or fail.
+    /// Per checker, in [`Checker::ALL`] order: pass or fail (the quick and scope tiers).
     pub expected: BTreeMap<Checker, Verdict>,
     /// Per checker that may miss some of its expected properties: those properties.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub may_miss: BTreeMap<Checker, Vec<&'static str>>,
+    /// Per checker whose deep tier expects other properties (`Expect::deep`): those properties.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub deep: BTreeMap<Checker, Vec<&'static str>>,
 }
 
 impl Catalogue {
@@ -567,12 +570,17 @@ impl Catalogue {
                             name: r.name,
                             summary: r.summary,
                             expected: Checker::ALL
-                                .map(|c| (c, Verdict::of(false, !r.expected_violated(c).is_empty())))
+                                .map(|c| (c, Verdict::of(false, !r.expected_violated(c, Tier::Quick).is_empty())))
                                 .into(),
                             may_miss: Checker::ALL
                                 .into_iter()
-                                .filter(|&c| !r.may_miss(c).is_empty())
-                                .map(|c| (c, r.may_miss(c).into_iter().collect()))
+                                .filter(|&c| !r.may_miss(c, Tier::Quick).is_empty())
+                                .map(|c| (c, r.may_miss(c, Tier::Quick).into_iter().collect()))
+                                .collect(),
+                            deep: Checker::ALL
+                                .into_iter()
+                                .filter(|&c| r.expect(c, Tier::Deep) != r.expect(c, Tier::Quick))
+                                .map(|c| (c, r.expected_violated(c, Tier::Deep).into_iter().collect()))
                                 .collect(),
                         })
                         .collect(),
@@ -593,7 +601,7 @@ pub fn run_row(scenario: &dyn Scenario, revision: &str, checker: Checker, bounds
         Checker::Oracle => oracle::run(info.name, revision, bounds.tier)?,
         _ => scenario.run(revision, checker, bounds)?,
     };
-    Ok(Row::new(info.name, rev, checker, &outcome))
+    Ok(Row::new(info.name, rev, checker, bounds.tier, &outcome))
 }
 
 /// What [`run_matrix`] and the process pool report while they run.

@@ -3,24 +3,36 @@
 //! between marker comments (`WBCHECK_BLESS=1 cargo test -p wb-checks --test readme` writes them;
 //! without it the test fails when a committed table differs).
 
+use crate::bounds::Tier;
 use crate::outcome::Checker;
 use crate::registry::scenarios;
 use crate::scenario::{RevisionInfo, ScenarioInfo};
 
 /// The properties a checker is expected to find violated, sorted: `pass` when none; a property
-/// the checker may miss is followed by `(may miss)`, and a shuttle row that runs more than the
-/// tier's iterations ends in `(N× iterations)`.
+/// the checker may miss is followed by `(may miss)`, a shuttle row that runs more than the
+/// tier's iterations ends in `(N× iterations)`, and a deep tier that expects otherwise adds
+/// `(deep: ...)`.
 pub fn verdict(rev: &RevisionInfo, checker: Checker) -> String {
-    let may_miss = rev.may_miss(checker);
-    let violated: Vec<String> = rev
-        .expected_violated(checker)
-        .into_iter()
-        .map(|p| if may_miss.contains(p) { format!("{p} (may miss)") } else { p.to_string() })
-        .collect();
-    let mut cell = if violated.is_empty() { "pass".into() } else { violated.join(", ") };
-    let scale = rev.expect(checker).shuttle_scale;
+    let listed = |tier| {
+        let may_miss = rev.may_miss(checker, tier);
+        let violated: Vec<String> = rev
+            .expected_violated(checker, tier)
+            .into_iter()
+            .map(|p| if may_miss.contains(p) { format!("{p} (may miss)") } else { p.to_string() })
+            .collect();
+        if violated.is_empty() {
+            "pass".into()
+        } else {
+            violated.join(", ")
+        }
+    };
+    let mut cell = listed(Tier::Quick);
+    let scale = rev.expect(checker, Tier::Quick).shuttle_scale;
     if scale > 1 {
         cell += &format!(" ({scale}× iterations)");
+    }
+    if rev.expect(checker, Tier::Deep) != rev.expect(checker, Tier::Quick) {
+        cell += &format!(" (deep: {})", listed(Tier::Deep));
     }
     cell
 }

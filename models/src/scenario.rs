@@ -2,7 +2,7 @@
 //! expected verdicts) and how the checkers run it. The list of scenarios is [`crate::registry`].
 //! Scenario and property names are a contract of the JSON verdicts (docs/contract.md).
 
-use crate::bounds::Bounds;
+use crate::bounds::{Bounds, Tier};
 use crate::harness::{Replayed, ShuttleSchedule};
 use crate::outcome::{Checker, Outcome};
 use std::collections::BTreeSet;
@@ -43,32 +43,34 @@ pub fn revision_infos<R: Revision>() -> Vec<RevisionInfo> {
 }
 
 impl RevisionInfo {
-    /// What `checker` is expected to find.
-    pub fn expect(&self, checker: Checker) -> Expect {
+    /// What `checker` is expected to find at `tier` ([`Expect::at`]).
+    pub fn expect(&self, checker: Checker, tier: Tier) -> Expect {
         let i = Checker::ALL.iter().position(|c| *c == checker).expect("every checker is in ALL");
-        self.expected[i]
+        self.expected[i].at(tier == Tier::Deep)
     }
 
-    /// The properties `checker` is expected to find violated, the ones it may miss included.
-    pub fn expected_violated(&self, checker: Checker) -> BTreeSet<&'static str> {
-        self.expect(checker).violated.iter().copied().collect()
+    /// The properties `checker` is expected to find violated at `tier`, the ones it may miss included.
+    pub fn expected_violated(&self, checker: Checker, tier: Tier) -> BTreeSet<&'static str> {
+        self.expect(checker, tier).violated.iter().copied().collect()
     }
 
-    /// The properties of [`RevisionInfo::expected_violated`] that `checker` may miss.
-    pub fn may_miss(&self, checker: Checker) -> BTreeSet<&'static str> {
-        self.expect(checker).may_miss.iter().copied().collect()
+    /// The properties of [`RevisionInfo::expected_violated`] that `checker` may miss at `tier`.
+    pub fn may_miss(&self, checker: Checker, tier: Tier) -> BTreeSet<&'static str> {
+        self.expect(checker, tier).may_miss.iter().copied().collect()
     }
 
-    /// The properties `checker` must find violated: the expected ones it may not miss.
-    pub fn must_find(&self, checker: Checker) -> BTreeSet<&'static str> {
-        &self.expected_violated(checker) - &self.may_miss(checker)
+    /// The properties `checker` must find violated at `tier`: the expected ones it may not miss.
+    pub fn must_find(&self, checker: Checker, tier: Tier) -> BTreeSet<&'static str> {
+        &self.expected_violated(checker, tier) - &self.may_miss(checker, tier)
     }
 
     /// The bounds `checker` runs this revision with: a shuttle checker's iterations times the
     /// catalogue's scale for it ([`Expect::shuttle_scale`]).
     pub fn bounds_for(&self, checker: Checker, bounds: &Bounds) -> Bounds {
         match checker {
-            Checker::ShuttlePct | Checker::ShuttleRandom => bounds.scaled_shuttle(self.expect(checker).shuttle_scale),
+            Checker::ShuttlePct | Checker::ShuttleRandom => {
+                bounds.scaled_shuttle(self.expect(checker, bounds.tier).shuttle_scale)
+            }
             Checker::Loom | Checker::Oracle => bounds.clone(),
         }
     }

@@ -127,8 +127,9 @@ impl Role {
 }
 
 /// What one checker is expected to find in one revision: the properties it finds violated (empty:
-/// it passes), those of them it may miss, and for the shuttle checkers how many times the tier's
-/// iterations it runs (`WBCHECK_SHUTTLE_ITERS`, models/src/bounds.rs) to find them with every seed.
+/// it passes), those of them it may miss, for the shuttle checkers how many times the tier's
+/// iterations it runs (`WBCHECK_SHUTTLE_ITERS`, models/src/bounds.rs) to find them with every seed,
+/// and what it finds at the deep tier where its larger bounds reach further.
 ///
 /// A property the checker may miss is one it can find but not with every seed at the tier's
 /// bounds: the matrix accepts the row with or without it and lists it as "may miss (not counted)";
@@ -141,6 +142,9 @@ pub struct Expect {
     pub may_miss: &'static [&'static str],
     /// Shuttle checkers: the row runs this many times the tier's iterations (at least 1).
     pub shuttle_scale: usize,
+    /// The properties the checker finds violated at the deep tier, where they differ from
+    /// `violated` (a bug the quick and scope tiers' bounds do not reach); `None`: the same.
+    pub deep: Option<&'static [&'static str]>,
 }
 
 impl Expect {
@@ -149,7 +153,7 @@ impl Expect {
 
     /// Expected to find exactly these properties violated, with every seed.
     pub const fn fails(violated: &'static [&'static str]) -> Expect {
-        Expect { violated, may_miss: &[], shuttle_scale: 1 }
+        Expect { violated, may_miss: &[], shuttle_scale: 1, deep: None }
     }
 
     /// The same, except that the checker may miss `properties` (a subset of `violated`).
@@ -160,6 +164,19 @@ impl Expect {
     /// The same, at `scale` times the tier's shuttle iterations.
     pub const fn shuttle_scale(self, scale: usize) -> Expect {
         Expect { shuttle_scale: scale, ..self }
+    }
+
+    /// The same, except that at the deep tier the checker finds `violated` (with every seed).
+    pub const fn deep(self, violated: &'static [&'static str]) -> Expect {
+        Expect { deep: Some(violated), ..self }
+    }
+
+    /// What the checker is expected to find at the deep tier (`deep` true) or below it.
+    pub const fn at(self, deep: bool) -> Expect {
+        match self.deep {
+            Some(violated) if deep => Expect { violated, may_miss: &[], deep: None, ..self },
+            _ => Expect { deep: None, ..self },
+        }
     }
 }
 
