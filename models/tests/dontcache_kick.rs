@@ -35,6 +35,33 @@ fn lost_wakeup(revision: &str, checker: Checker, names: &[&str]) -> Outcome {
     o
 }
 
+/// `v7-fix-kick-hold-short` at the deep tier (no preemption bound; the counterexample's smallest
+/// bound is 3): an inode-dirtier holds the clean inode between `i_lock` and `list_lock` while the
+/// writer, seeing it dirty, kicks; the kick's run consumes the bit, finds no inode listed and
+/// leaves the bit clear, so the dirtier's first-dirty test only arms the timer (docs/findings.md).
+/// The whole deep search takes about an hour (docs/performance.md); this replays its find.
+#[test]
+fn the_short_consume_loses_the_kick_to_a_dirtier_in_its_window() {
+    let handle = "loom1:deep:15:0:3:46252";
+    let r = DontcacheKick
+        .replay(
+            "v7-fix-kick-hold-short",
+            Checker::Loom,
+            ShuttleSchedule::Recorded(handle),
+            &Bounds::defaults(Tier::Deep),
+        )
+        .unwrap();
+    assert_eq!(r.configuration, "dontcache-writer(i0 f0) + inode-dirtier(i0); every inode clean, WB_has_dirty_io 0");
+    assert!(r.violations.iter().any(|v| v.property == EXPEDITION), "{:?}", r.violations);
+    let at =
+        |detail: &str| r.steps.iter().position(|s| s.detail.contains(detail)).unwrap_or_else(|| panic!("no {detail}"));
+    let window = at("was clean -> drop i_lock, take list_lock");
+    let kick = at("test_and_set_bit(WB_start_dontcache) = 0 -> wake");
+    let empty = at("0 inode(s) -> b_io");
+    let listed = at("first dirty inode of wb0: test_bit(WB_start_dontcache) = 0");
+    assert!(window < kick && kick < empty && empty < listed, "{:#?}", r.steps);
+}
+
 /// v7 with only the rescuer fixed: the kick skipped in the window of `__mark_inode_dirty` where
 /// another task has set the inode's dirty bits but not yet put it on `b_dirty` (WB_has_dirty_io
 /// still clear).
