@@ -35,6 +35,7 @@ use wb_core::folio::Folio;
 use wb_core::inode::Inode;
 use wb_core::property::{NO_IDLE_SPIN, QUIESCENCE};
 use wb_core::sync::Platform;
+use wb_core::sync::{Atomic, Ordering};
 use wb_core::wb::{fire_timer, Wb, WB_START_DONTCACHE};
 
 /// The flusher's part of a scenario's declared scope.
@@ -94,47 +95,64 @@ struct Log {
     rescuer_streak: usize,
 }
 
-/// The flusher of one execution (ghost state the checkers cannot see).
-#[derive(Debug)]
-pub struct Flusher {
+/// The flusher of one execution.
+///
+/// What decides a verdict must be visible to the checker: loom's DPOR reverses two steps only
+/// when they touch the same atomic, so a `std` counter that the other threads bump around their
+/// calls and the flusher reads before letting a timer fire is a dependency the search never
+/// sees: it runs one order of a call's start and a firing, and a firing before a thread's first
+/// step (unit 16 of `v7-fix-kick-hold-guard`'s quick scope: docs/findings.md) was never explored
+/// without a preemption bound. So each other thread has a `boundaries` counter, a platform
+/// atomic only it writes (a relaxed RMW at each call's start and end, and at its end), which the
+/// flusher reads with relaxed RMWs (the latest value, no ordering made: the counters are the
+/// model's, not the kernel's). Threads' counters are distinct words, so their calls stay
+/// independent of one another; each call boundary is ordered with each read of its counter.
+pub struct Flusher<P: Platform> {
     bounds: FlusherBounds,
-    /// How many threads other than the flusher the execution has, how many have finished, and
-    /// how many are inside a kernel call.
-    others: usize,
-    done: AtomicUsize,
-    calls: AtomicUsize,
-    /// How many times a timer has fired.
+    /// Per other thread: twice its finished calls, plus one while it is inside a call, plus
+    /// [`DONE`] once it has finished.
+    boundaries: Vec<P::AtomicUsize>,
+    /// Ghost: how many times a timer has fired. Written only by the flusher at a firing; read by
+    /// the other threads inside their calls, which a judged firing orders wholly before or after
+    /// itself ([`Flusher::fire`]).
     epoch: AtomicUsize,
     /// A timer fired while another thread was inside a call (see [`Flusher::timing_judged`]).
     fired_in_call: AtomicBool,
     log: Mutex<Log>,
 }
 
-impl Flusher {
+/// A thread's [`Flusher::thread_done`] mark on its boundary counter.
+const DONE: usize = 1 << 40;
+
+impl<P: Platform> Flusher<P> {
+    /// A flusher for an execution with `others` threads besides it (indices `0..others`).
     pub fn new(bounds: FlusherBounds, others: usize) -> Self {
         Flusher {
             bounds,
-            others,
-            done: AtomicUsize::new(0),
-            calls: AtomicUsize::new(0),
+            boundaries: (0..others).map(|_| P::AtomicUsize::new(0)).collect(),
             epoch: AtomicUsize::new(0),
             fired_in_call: AtomicBool::new(false),
             log: Mutex::new(Log::default()),
         }
     }
 
-    /// Another thread's kernel call (a syscall or fault: its steps up to its return), during which
+    /// Thread `k`'s kernel call (a syscall or fault: its steps up to its return), during which
     /// no timer fires.
-    pub fn call<R>(&self, f: impl FnOnce() -> R) -> R {
-        self.calls.fetch_add(1, Ghost::Relaxed);
+    pub fn call<R>(&self, k: usize, f: impl FnOnce() -> R) -> R {
+        self.boundaries[k].fetch_add(1, Ordering::Relaxed);
         let r = f();
-        self.calls.fetch_sub(1, Ghost::Relaxed);
+        self.boundaries[k].fetch_add(1, Ordering::Relaxed);
         r
     }
 
-    /// Another thread has finished (ghost: called last by every thread but the flusher).
-    pub fn thread_done(&self) {
-        self.done.fetch_add(1, Ghost::Relaxed);
+    /// Thread `k` has finished (called last by every thread but the flusher).
+    pub fn thread_done(&self, k: usize) {
+        self.boundaries[k].fetch_add(DONE, Ordering::Relaxed);
+    }
+
+    /// Every other thread's boundary counter, read now.
+    fn boundaries(&self) -> Vec<usize> {
+        self.boundaries.iter().map(|b| b.fetch_add(0, Ordering::Relaxed)).collect()
     }
 
     /// How many times a timer has fired so far.
@@ -143,15 +161,22 @@ impl Flusher {
     }
 
     /// Let `wb`'s armed timer fire if `now` says so and no other thread is inside a call. The
-    /// guard is a ghost read before the firing's compare-exchange, and a checker may switch
-    /// threads between the two: a thread can enter a call in that gap. The read after the firing
-    /// (no switch between an operation and the code that follows it) tells, and
-    /// [`Flusher::timing_judged`] then leaves the execution's timing unjudged.
-    fn fire<P: Platform>(&self, ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
-        let fired = fire_timer(ctx, wb, || self.calls.load(Ghost::Relaxed) == 0 && now());
+    /// guard reads the boundary counters before the firing's compare-exchange and the firing
+    /// reads them again after it; a checker may switch threads in between, and if any counter
+    /// moved, a call began or ended inside the firing and [`Flusher::timing_judged`] leaves the
+    /// execution's timing unjudged. Its twins, with that boundary before the guard or after the
+    /// second read, are explored on their own: each boundary is ordered with both reads.
+    fn fire(&self, ctx: &Ctx<P>, wb: &Wb<P>, now: impl FnOnce() -> bool) -> bool {
+        let mut before = Vec::new();
+        let fired = fire_timer(ctx, wb, || {
+            now() && {
+                before = self.boundaries();
+                before.iter().all(|b| b % 2 == 0)
+            }
+        });
         if fired {
             self.epoch.fetch_add(1, Ghost::Relaxed);
-            if self.calls.load(Ghost::Relaxed) != 0 {
+            if self.boundaries() != before {
                 self.fired_in_call.store(true, Ghost::Relaxed);
                 ctx.event(
                     "delayed_work_timer_fn",
@@ -164,7 +189,7 @@ impl Flusher {
     }
 
     fn others_done(&self) -> bool {
-        self.done.load(Ghost::Relaxed) == self.others
+        self.boundaries().iter().all(|&b| b >= DONE)
     }
 
     fn log(&self) -> std::sync::MutexGuard<'_, Log> {
@@ -182,12 +207,13 @@ impl Flusher {
 
     /// Run `wb`'s queued run, if one is on the worklist: the kind of worker is a choice within the
     /// fairness bound. Returns whether a run happened.
-    fn run<P: Platform>(
+    fn run(
         &self,
         ctx: &Ctx<P>,
         wb: &Wb<P>,
         inodes: &[&Inode<P>],
         observe: &dyn Fn(FlusherEvent<'_>),
+        joined: bool,
     ) -> bool {
         if !self.runs_left() {
             return false;
@@ -202,7 +228,7 @@ impl Flusher {
         };
         let epoch = self.epoch();
         let Some(run) = wb_workfn(ctx, wb, inodes, pick) else { return false };
-        let after_others = self.others_done();
+        let after_others = joined || self.others_done();
         let record = RunRecord { wb: wb.id, run, epoch };
         {
             let mut log = self.log();
@@ -217,47 +243,32 @@ impl Flusher {
     /// One look at the worklist (loom's flusher thread): for each wb in turn, run its queued run;
     /// if none is queued and its timer is armed, let the timer fire (a choice: time passes, if no
     /// other thread is inside a call) and run what it queued.
-    pub fn look<P: Platform>(
-        &self,
-        ctx: &Ctx<P>,
-        wbs: &[&Wb<P>],
-        inodes: &[&Inode<P>],
-        observe: &dyn Fn(FlusherEvent<'_>),
-    ) {
+    pub fn look(&self, ctx: &Ctx<P>, wbs: &[&Wb<P>], inodes: &[&Inode<P>], observe: &dyn Fn(FlusherEvent<'_>)) {
         for wb in wbs {
-            if !self.run(ctx, wb, inodes, observe) && self.runs_left() && self.fire(ctx, wb, || P::choose(2) == 1) {
-                self.run(ctx, wb, inodes, observe);
+            if !self.run(ctx, wb, inodes, observe, false)
+                && self.runs_left()
+                && self.fire(ctx, wb, || P::choose(2) == 1)
+            {
+                self.run(ctx, wb, inodes, observe, false);
             }
         }
     }
 
     /// Follow the queued runs until none is queued (or the declared number of runs is used up):
     /// what the workqueue does once the other threads are done.
-    pub fn drain<P: Platform>(
-        &self,
-        ctx: &Ctx<P>,
-        wbs: &[&Wb<P>],
-        inodes: &[&Inode<P>],
-        observe: &dyn Fn(FlusherEvent<'_>),
-    ) {
-        while wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe)) {}
+    pub fn drain(&self, ctx: &Ctx<P>, wbs: &[&Wb<P>], inodes: &[&Inode<P>], observe: &dyn Fn(FlusherEvent<'_>)) {
+        while wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe, true)) {}
     }
 
     /// shuttle's flusher thread: serve the worklist while the other threads run (letting an armed
     /// timer fire now and then when nothing is queued), then [`Flusher::drain`].
-    pub fn serve<P: Platform>(
-        &self,
-        ctx: &Ctx<P>,
-        wbs: &[&Wb<P>],
-        inodes: &[&Inode<P>],
-        observe: &dyn Fn(FlusherEvent<'_>),
-    ) {
+    pub fn serve(&self, ctx: &Ctx<P>, wbs: &[&Wb<P>], inodes: &[&Inode<P>], observe: &dyn Fn(FlusherEvent<'_>)) {
         while !self.others_done() && self.runs_left() {
-            if wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe)) {
+            if wbs.iter().any(|wb| self.run(ctx, wb, inodes, observe, false)) {
                 continue;
             }
             if let Some(wb) = wbs.iter().find(|wb| self.fire(ctx, wb, || P::choose(4) == 0)) {
-                self.run(ctx, wb, inodes, observe);
+                self.run(ctx, wb, inodes, observe, false);
                 continue;
             }
             P::yield_now();
@@ -285,7 +296,7 @@ impl Flusher {
 
     /// `quiescence` and `no-idle-spin`, judged once every thread has joined and the queued runs
     /// have been followed.
-    pub fn violations<P: Platform>(&self, wbs: &[&Wb<P>]) -> Vec<Violation> {
+    pub fn violations(&self, wbs: &[&Wb<P>]) -> Vec<Violation> {
         let log = self.log();
         let mut v = Vec::new();
         let pending: Vec<String> = wbs.iter().filter(|wb| wb.run_pending()).map(|wb| format!("wb{}", wb.id)).collect();
@@ -508,13 +519,13 @@ mod tests {
             let trace = Arc::new(Trace::new());
             wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
             let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
-            let flusher = Arc::new(Flusher::new(bounds, 1));
+            let flusher = Arc::new(Flusher::<Loom>::new(bounds, 1));
             let caller = {
                 let (bdi, flusher, trace) = (bdi.clone(), flusher.clone(), trace.clone());
                 Loom::spawn(move || {
                     let ctx = Ctx::<Loom>::new(trace, "caller", CpuPlan::Fixed(0));
-                    flusher.call(|| (0..2).for_each(|_| wb_wakeup_delayed(&ctx, bdi.wb(0))));
-                    flusher.thread_done();
+                    flusher.call(0, || (0..2).for_each(|_| wb_wakeup_delayed(&ctx, bdi.wb(0))));
+                    flusher.thread_done(0);
                 })
             };
             let ctx = Ctx::new(trace.clone(), "flusher", CpuPlan::Fixed(0));

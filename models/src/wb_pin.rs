@@ -84,7 +84,7 @@ impl Model for PinModel {
         wb_get(&setup, bdi.wb(OLD_WB)); // the inode's association reference
         cgwb_kill(&setup, bdi.wb(OLD_WB));
         let kicked = Arc::new(Expedition::new(inode.folios.iter().cloned(), false));
-        let flusher = Arc::new(Flusher::new(cfg.flusher, cfg.writers + 1));
+        let flusher = Arc::new(Flusher::<P>::new(cfg.flusher, cfg.writers + 1));
 
         let mut handles = Vec::new();
         for (w, &plan) in plans.iter().enumerate().take(cfg.writers) {
@@ -93,23 +93,24 @@ impl Model for PinModel {
                 let ctx = Ctx::<P>::new(trace, WRITER_NAMES[w], plan);
                 for op in 0..cfg.ops_per_writer {
                     let folio = &inode.folios[w * cfg.ops_per_writer + op];
-                    flusher.call(|| {
+                    flusher.call(w, || {
                         filemap_dirty_folio(&ctx, &inode, folio);
                         filemap_dontcache_kick_writeback(&ctx, &inode);
                         kicked.kicked(folio, flusher.epoch());
                     });
                 }
-                flusher.thread_done();
+                flusher.thread_done(w);
             }));
         }
         {
             let (inode, trace, flusher, plan) = (inode.clone(), trace.clone(), flusher.clone(), plans[cfg.writers]);
             handles.push(P::spawn(move || {
                 let ctx = Ctx::<P>::new(trace, "switcher", plan);
-                if flusher.call(|| inode_switch_wbs(&ctx, &inode, NEW_WB)) {
-                    flusher.call(|| inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB));
+                let me = cfg.writers;
+                if flusher.call(me, || inode_switch_wbs(&ctx, &inode, NEW_WB)) {
+                    flusher.call(me, || inode_switch_wbs_work_fn(&ctx, &inode, NEW_WB));
                 }
-                flusher.thread_done();
+                flusher.thread_done(me);
             }));
         }
         {

@@ -124,6 +124,17 @@ pub struct Recording {
     main_atomics: BTreeSet<usize>,
 }
 
+impl Recording {
+    /// Without the accesses of the checker's own atomics (no traced location: the model's
+    /// bookkeeping, such as the flusher's call boundaries), which are no kernel code's.
+    pub fn kernel_only(mut self) -> Recording {
+        for t in &mut self.threads {
+            t.events.retain(|e| !matches!(e, Event::Access(a) if a.loc.is_none()));
+        }
+        self
+    }
+}
+
 /// The log of the running execution: events per model thread (trace and thread id), in order.
 #[derive(Default)]
 struct Log {

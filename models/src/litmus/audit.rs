@@ -601,7 +601,7 @@ pub fn audit_model<M: crate::harness::Model>(model: &M, bounds: &crate::bounds::
     let recordings = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let r = recordings.clone();
     crate::harness::record::loom_recordings(model, bounds, move |rec| {
-        r.lock().unwrap_or_else(|e| e.into_inner()).push(rec);
+        r.lock().unwrap_or_else(|e| e.into_inner()).push(rec.kernel_only());
     });
     let recordings = std::mem::take(&mut *recordings.lock().unwrap_or_else(|e| e.into_inner()));
     (audit(&recordings), recordings.len() as u64)
