@@ -550,4 +550,47 @@ mod tests {
         assert!(inside > 0, "no execution fired the timer inside the call ({all} executions)");
         assert!(judged > 0, "no execution fired the timer outside the call ({all} executions)");
     }
+
+    /// A call that touches nothing the firing touches: the search must still run the firing both
+    /// before the call begins and after it ends (each judged), since the time rule makes the two
+    /// orders differ. With the guard a `std` counter the search could not see, a search without a
+    /// bound ran one of them only (docs/findings.md, "A ghost guard the search could not see").
+    #[test]
+    fn a_firing_is_explored_before_and_after_an_unrelated_call() {
+        let seen = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+        let counts = seen.clone();
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = None;
+        builder.check(move || {
+            let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 32, 3));
+            let trace = Arc::new(Trace::new());
+            wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
+            let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
+            let flusher = Arc::new(Flusher::<Loom>::new(bounds, 1));
+            let caller = {
+                let (flusher, trace) = (flusher.clone(), trace.clone());
+                Loom::spawn(move || {
+                    let ctx = Ctx::<Loom>::new(trace, "caller", CpuPlan::Fixed(0));
+                    let other = <Loom as Platform>::AtomicUsize::new(0);
+                    flusher.call(0, || {
+                        other.fetch_add(1, Ordering::Relaxed);
+                        ctx.event("caller_op", "an operation of no shared word", &[]);
+                    });
+                    flusher.thread_done(0);
+                })
+            };
+            let ctx = Ctx::new(trace.clone(), "flusher", CpuPlan::Fixed(0));
+            flusher.look(&ctx, &[bdi.wb(0)], &[], &|_| {});
+            Loom::join(caller);
+            let order: Vec<&str> = trace.functions().into_iter().map(|(_, f)| f).collect();
+            let at = |f: &str| order.iter().position(|&g| g == f);
+            if let (Some(fired), Some(op), true) =
+                (at("delayed_work_timer_fn"), at("caller_op"), flusher.timing_judged())
+            {
+                seen[usize::from(op < fired)].fetch_add(1, Ghost::Relaxed);
+            }
+        });
+        let [before, after] = [0, 1].map(|i| counts[i].load(Ghost::Relaxed));
+        assert!(before > 0 && after > 0, "judged firings: {before} before the call, {after} after it");
+    }
 }
