@@ -502,6 +502,22 @@ mod tests {
     use wb_core::trace::Trace;
     use wb_core::wb::{wb_wakeup_delayed, Bdi};
 
+    /// Every execution of `f`, without a preemption bound.
+    fn unbounded(f: impl Fn() + Send + Sync + 'static) {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = None;
+        builder.check(f);
+    }
+
+    /// A wb whose timer the setup armed, and a flusher of one look for one other thread.
+    fn armed_timer_and_one_caller() -> (Arc<Bdi<Loom>>, Arc<Trace>, Arc<Flusher<Loom>>) {
+        let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 32, 3));
+        let trace = Arc::new(Trace::new());
+        wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
+        let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
+        (bdi, trace, Arc::new(Flusher::new(bounds, 1)))
+    }
+
     /// The guard of a timer firing is read before the firing's compare-exchange: loom reaches a
     /// firing between two operations of another thread's call (two `wb_wakeup_delayed`: RMWs of
     /// the word the firing changes, so the search orders them; the trace records each step right
@@ -512,14 +528,8 @@ mod tests {
     fn a_timer_fired_inside_a_call_leaves_the_timing_unjudged() {
         let seen = Arc::new([AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]);
         let counts = seen.clone();
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = None;
-        builder.check(move || {
-            let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 32, 3));
-            let trace = Arc::new(Trace::new());
-            wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
-            let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
-            let flusher = Arc::new(Flusher::<Loom>::new(bounds, 1));
+        unbounded(move || {
+            let (bdi, trace, flusher) = armed_timer_and_one_caller();
             let caller = {
                 let (bdi, flusher, trace) = (bdi.clone(), flusher.clone(), trace.clone());
                 Loom::spawn(move || {
@@ -559,14 +569,8 @@ mod tests {
     fn a_firing_is_explored_before_and_after_an_unrelated_call() {
         let seen = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
         let counts = seen.clone();
-        let mut builder = loom::model::Builder::new();
-        builder.preemption_bound = None;
-        builder.check(move || {
-            let bdi = Arc::new(Bdi::<Loom>::new(0, 1, 32, 3));
-            let trace = Arc::new(Trace::new());
-            wb_wakeup_delayed(&Ctx::new(trace.clone(), "setup", CpuPlan::Fixed(0)), bdi.wb(0));
-            let bounds = FlusherBounds { looks: 1, rescuer_streak: 0, max_runs: 2 };
-            let flusher = Arc::new(Flusher::<Loom>::new(bounds, 1));
+        unbounded(move || {
+            let (bdi, trace, flusher) = armed_timer_and_one_caller();
             let caller = {
                 let (flusher, trace) = (flusher.clone(), trace.clone());
                 Loom::spawn(move || {
