@@ -59,7 +59,7 @@ const TABLE: &[(&str, &str, [&str; 4])] = &[
     ("dontcache-kick", "v7-fix-kick-hold", ["pass", "pass", "pass", "pass"]),
     ("dontcache-kick", "v7-fix-kick-posted-hold", ["pass", "pass", "pass", "pass"]),
     ("dontcache-kick", "v7-fix-kick-hold-guard", ["expedition", "expedition", "expedition", "pass"]),
-    ("dontcache-kick", "v7-fix-kick-hold-short", ["pass (deep: expedition)", "expedition", "pass", "pass"]),
+    ("dontcache-kick", "v7-fix-kick-hold-short", ["pass (deep: expedition)", "expedition x10", "pass", "pass"]),
     ("dontcache-kick", "v7-fix-kick-hold-no-requeue", ["expedition", "expedition", "expedition", "pass"]),
     (
         "dontcache-kick",

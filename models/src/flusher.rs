@@ -107,11 +107,18 @@ struct Log {
 /// flusher reads with relaxed RMWs (the latest value, no ordering made: the counters are the
 /// model's, not the kernel's). Threads' counters are distinct words, so their calls stay
 /// independent of one another; each call boundary is ordered with each read of its counter.
+///
+/// A call's end is written at the thread's next boundary (its next call's start, or its end),
+/// not as the call returns: the thread makes no kernel step in between, so the flusher sees the
+/// same orders, and the last call's end and the thread's end are one RMW, not two (one order
+/// fewer to explore against each of the flusher's reads).
 pub struct Flusher<P: Platform> {
     bounds: FlusherBounds,
-    /// Per other thread: twice its finished calls, plus one while it is inside a call, plus
-    /// [`DONE`] once it has finished.
+    /// Per other thread: twice its finished calls, plus one while it is inside a call (until its
+    /// next boundary), plus [`DONE`] once it has finished.
     boundaries: Vec<P::AtomicUsize>,
+    /// Per other thread, touched only by it: its last call's end is not yet on its counter.
+    ended: Vec<AtomicBool>,
     /// Ghost: how many times a timer has fired. Written only by the flusher at a firing; read by
     /// the other threads inside their calls, which a judged firing orders wholly before or after
     /// itself ([`Flusher::fire`]).
@@ -130,6 +137,7 @@ impl<P: Platform> Flusher<P> {
         Flusher {
             bounds,
             boundaries: (0..others).map(|_| P::AtomicUsize::new(0)).collect(),
+            ended: (0..others).map(|_| AtomicBool::new(false)).collect(),
             epoch: AtomicUsize::new(0),
             fired_in_call: AtomicBool::new(false),
             log: Mutex::new(Log::default()),
@@ -139,15 +147,19 @@ impl<P: Platform> Flusher<P> {
     /// Thread `k`'s kernel call (a syscall or fault: its steps up to its return), during which
     /// no timer fires.
     pub fn call<R>(&self, k: usize, f: impl FnOnce() -> R) -> R {
+        if self.ended[k].swap(false, Ghost::Relaxed) {
+            self.boundaries[k].fetch_add(1, Ordering::Relaxed);
+        }
         self.boundaries[k].fetch_add(1, Ordering::Relaxed);
         let r = f();
-        self.boundaries[k].fetch_add(1, Ordering::Relaxed);
+        self.ended[k].store(true, Ghost::Relaxed);
         r
     }
 
     /// Thread `k` has finished (called last by every thread but the flusher).
     pub fn thread_done(&self, k: usize) {
-        self.boundaries[k].fetch_add(DONE, Ordering::Relaxed);
+        let ended = usize::from(self.ended[k].swap(false, Ghost::Relaxed));
+        self.boundaries[k].fetch_add(ended + DONE, Ordering::Relaxed);
     }
 
     /// Every other thread's boundary counter, read now.

@@ -296,7 +296,7 @@ crate::catalogue! {
             provenance: Provenance::Mutant,
             role: Role::Bug,
             knobs: KickProtocol { short: ShortConsume::Clear, ..KickProtocol::HOLD },
-            expected: [PASS.deep(&[EXPEDITION]), EX, PASS, PASS],
+            expected: [PASS.deep(&[EXPEDITION]), EX.shuttle_scale(10), PASS, PASS],
         },
         V7FixKickHoldNoRequeue {
             name: "v7-fix-kick-hold-no-requeue",
