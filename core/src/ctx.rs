@@ -39,7 +39,10 @@ pub const IRQ_ENABLED_UNDER_LOCK: &str = "irq-enabled-under-lock";
 
 /// A model task (kernel thread or user task) with its CPU and its local IRQ state.
 pub struct Ctx<P: Platform> {
+    /// The trace's name for the task ([`Trace::register_thread`]).
     tid: u8,
+    /// The task's index for per-task kernel state ([`Platform::task_index`]).
+    task: usize,
     trace: Arc<Trace>,
     plan: CpuPlan,
     cpu: Cell<usize>,
@@ -53,6 +56,13 @@ pub struct Ctx<P: Platform> {
 impl<P: Platform> Ctx<P> {
     /// A task of `trace`: the calling model thread's until dropped ([`Platform::enter`]).
     pub fn new(trace: Arc<Trace>, name: &str, plan: CpuPlan) -> Self {
+        Self::with_task_index(trace, name, plan, P::task_index())
+    }
+
+    /// The same, with `task` its index in per-task kernel state ([`Ctx::tid`]) where given: for
+    /// a model thread that runs more than one task at once (tasks of one model thread share the
+    /// platform's index otherwise).
+    pub fn with_task_index(trace: Arc<Trace>, name: &str, plan: CpuPlan, task: Option<usize>) -> Self {
         let tid = trace.register_thread(name);
         let cpu = match plan {
             CpuPlan::Fixed(c) | CpuPlan::Migrate { from: c, .. } => c,
@@ -60,6 +70,7 @@ impl<P: Platform> Ctx<P> {
         };
         let ctx = Ctx {
             tid,
+            task: task.unwrap_or(usize::from(tid)),
             trace,
             plan,
             cpu: Cell::new(cpu),
@@ -75,9 +86,10 @@ impl<P: Platform> Ctx<P> {
         ctx
     }
 
-    /// The task's index (per-thread kernel state such as RCU readers is indexed by it).
+    /// The task's index (per-thread kernel state such as RCU readers is indexed by it): the
+    /// same in every schedule under loom ([`Platform::task_index`]).
     pub fn tid(&self) -> usize {
-        usize::from(self.tid)
+        self.task
     }
 
     /// `smp_processor_id()`: the CPU the task is on now.

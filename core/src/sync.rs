@@ -96,6 +96,17 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// shuttle draws one.
     fn choose(n: usize) -> usize;
 
+    /// The calling model thread's index, the same in every schedule, where the checker needs
+    /// it: loom's (0 for the thread running the model, then in spawn order). Per-task kernel
+    /// state (RCU reader words, a wb's runner) is indexed by it. `None`: by the order the tasks
+    /// registered with the trace, which the schedule decides through a `std` lock, a dependency
+    /// a DPOR search cannot see (it ran a task on another task's RCU word in some schedules and
+    /// hid executions from the unbounded search: docs/findings.md); shuttle and std explore no
+    /// dependencies, so it does not matter there.
+    fn task_index() -> Option<usize> {
+        None
+    }
+
     /// Make `trace` and `thread` (a new [`Ctx`](crate::ctx::Ctx)) the calling model thread's for
     /// [`Platform::access`], until [`Platform::leave`].
     fn enter(_trace: &Arc<Trace>, _thread: u8) {}
@@ -388,6 +399,9 @@ pub mod loom_platform {
         /// `loom::choose` (the vendored loom's choice operator): every value is explored.
         fn choose(n: usize) -> usize {
             loom::choose(n)
+        }
+        fn task_index() -> Option<usize> {
+            Some(loom::thread_index())
         }
         fn enter(trace: &Arc<Trace>, thread: u8) {
             CTXS.with(|c| c.borrow_mut().push((trace.clone(), thread)));

@@ -123,6 +123,10 @@ pub trait Scenario: Sync {
     /// tier ([`crate::harness::units`]).
     fn loom_units(&self, revision: &str, bounds: &Bounds) -> Result<usize, String>;
 
+    /// The execution graphs loom's search of `revision` reaches at `bounds` (its selected units,
+    /// at its preemption bound alone, the whole search): for comparing reductions.
+    fn loom_graphs(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::GraphSearch, String>;
+
     /// How large `revision`'s loom model is at `bounds`' tier, in the units of the c11
     /// differential tests ([`crate::harness::sizes`]).
     fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String>;
@@ -169,6 +173,13 @@ impl<S: ModelScenario> Scenario for S {
 
     fn loom_units(&self, revision: &str, bounds: &Bounds) -> Result<usize, String> {
         Ok(crate::harness::loom_unit_count(&self.model(revision, Checker::Loom, bounds.tier)?, bounds))
+    }
+
+    fn loom_graphs(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::GraphSearch, String> {
+        let model = self.model(revision, Checker::Loom, bounds.tier)?;
+        let info = ModelScenario::info(self);
+        let rev = info.revision(revision).ok_or_else(|| unknown("revision", revision, &info.revision_names()))?;
+        Ok(crate::harness::loom_graphs(&model, &rev.bounds_for(Checker::Loom, bounds)))
     }
 
     fn loom_sizes(&self, revision: &str, bounds: &Bounds) -> Result<crate::harness::record::Sizes, String> {

@@ -131,7 +131,7 @@ fn use_after_the_section_without_a_reference_is_reported() {
 fn control_rcu_gp_orders_a_reader_that_began_before_it() {
     let explored = explore(Some(3), || {
         let trace = Arc::new(Trace::new());
-        let rcu = Arc::new(Rcu::<Loom>::new(2));
+        let rcu = Arc::new(Rcu::<Loom>::new(3));
         let (x, y) = (flag(), flag());
         let reader = {
             let (trace, rcu, x, y) = (trace.clone(), rcu.clone(), x.clone(), y.clone());
@@ -181,8 +181,9 @@ fn control_rcu_gp_does_not_wait_for_a_reader_that_began_after_it() {
         let trace = Arc::new(Trace::disabled());
         let rcu = Arc::new(Rcu::<Loom>::new(3));
         let gp_over = flag();
-        let a = task(&trace, "old reader", 0);
-        let b = task(&trace, "new reader", 0);
+        // Two tasks on the model's own thread (index 0); the updater is spawned (index 1).
+        let a = Ctx::with_task_index(trace.clone(), "old reader", CpuPlan::Fixed(0), Some(0));
+        let b = Ctx::with_task_index(trace.clone(), "new reader", CpuPlan::Fixed(0), Some(2));
         rcu.read_lock(&a);
         let updater = {
             let (trace, rcu, gp_over) = (trace.clone(), rcu.clone(), gp_over.clone());

@@ -4,7 +4,7 @@
 # Usage: third_party/loom/upstream-baseline.sh DIR
 #   DIR gets upstream 0.7.3 (this copy with every patch reversed, newest first), then
 #   upstream-api.patch: `loom::choose` (the choose patch, which models need) and inert shims for
-#   the Builder fields, `loom::in_slice` and `loom::graph_id` the later patches added. Then point a worktree's
+#   the Builder fields, `loom::in_slice`, `loom::graph_id` and `loom::thread_index` the later patches added. Then point a worktree's
 #   `[patch.crates-io] loom` at DIR and build wbcheck there.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +13,7 @@ dir=${1:?usage: upstream-baseline.sh DIR}
 mkdir -p "$dir"
 cp -r "$here/Cargo.toml" "$here/src" "$here/tests" "$dir/"
 cd "$dir"
-for p in wakes graphs join speed-2 source-sets split bounded-sleep speed completeness choose rc11; do
+for p in thread-index wakes graphs join speed-2 source-sets split bounded-sleep speed completeness choose rc11; do
     patch -R -p1 -s < "$here/loom-0.7.3-$p.patch"
 done
 patch -p1 -s < "$here/upstream-api.patch"

@@ -39,11 +39,7 @@ use wb_core::trace::Trace;
 pub fn run_loom<M: Model>(model: &M, bounds: &Bounds) -> Outcome {
     let start = Instant::now();
     let runs = loom_runs(model);
-    let units = runs.len() * slice_count(bounds);
-    let selected: Vec<usize> = match &bounds.loom_units {
-        Some(selected) => selected.iter().copied().filter(|&u| u < units).collect(),
-        None => (0..units).collect(),
-    };
+    let (units, selected) = selected_units(&runs, bounds);
     let properties = model.loom_property_count();
     let ledger = match bounds.loom_preemptions {
         Some(max) => deepen(&runs, &selected, bounds, max, properties),
@@ -75,6 +71,49 @@ fn slice_count(bounds: &Bounds) -> usize {
     bounds.loom_slices.map_or(1, |s| s.count)
 }
 
+/// The row's unit count and the units `bounds.loom_units` selects (every one when `None`).
+fn selected_units<M: Model>(runs: &[Run<M>], bounds: &Bounds) -> (usize, Vec<usize>) {
+    let units = runs.len() * slice_count(bounds);
+    let selected = match &bounds.loom_units {
+        Some(selected) => selected.iter().copied().filter(|&u| u < units).collect(),
+        None => (0..units).collect(),
+    };
+    (units, selected)
+}
+
+/// What a loom search reached, by execution graph: for comparing a reduction with the search it
+/// reduces (models/tests/loom_reductions.rs), where equal verdicts alone could hide a lost
+/// execution whose violation another execution also shows.
+#[derive(Debug, Default)]
+pub struct GraphSearch {
+    /// Every execution's graph (`loom::graph_id`: the store each read reads, each modification
+    /// order, each lock order, each choice), over the units searched.
+    pub graphs: BTreeSet<u64>,
+    pub violated: BTreeSet<&'static str>,
+    pub executions: u64,
+    /// A time or permutation limit cut a unit's search short.
+    pub bounded: bool,
+}
+
+/// The whole search of the units `bounds.loom_units` selects at `bounds.loom_preemptions` alone
+/// (the model's own bound where `bounds` sets none; no deepening, not stopping at a violation),
+/// recording each execution's graph.
+pub fn loom_graphs<M: Model>(model: &M, bounds: &Bounds) -> GraphSearch {
+    let bounds = &bounds.for_model(|t| model.loom_preemptions(t));
+    let runs = loom_runs(model);
+    let phase = bounds.loom_preemptions.map_or(Phase::Unbounded, Phase::Bound);
+    let sink = Arc::new(Mutex::new(BTreeSet::new()));
+    let mut out = GraphSearch::default();
+    for unit in selected_units(&runs, bounds).1 {
+        let (search, _) = search_unit(&runs, unit, phase, bounds, &BTreeSet::new(), usize::MAX, Some(&sink));
+        out.executions += search.executions;
+        out.bounded |= search.bounded;
+        out.violated.extend(search.counterexamples.iter().map(|c| c.property));
+    }
+    out.graphs = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
+    out
+}
+
 /// Iterative deepening up to `max` over the `selected` units: at each bound every unit's search
 /// ranked and in full, stopping after the bound at which the properties found cover them all.
 fn deepen<M: Model>(
@@ -89,7 +128,7 @@ fn deepen<M: Model>(
     for k in 0..=max {
         let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
         for &unit in selected {
-            let (search, _) = search_unit(runs, unit, Phase::Bound(k), &at_k, &BTreeSet::new(), usize::MAX);
+            let (search, _) = search_unit(runs, unit, Phase::Bound(k), &at_k, &BTreeSet::new(), usize::MAX, None);
             found.extend(search.counterexamples.iter().map(|c| c.property).filter(|p| *p != CHECKER_ERROR));
             ledger.push(search);
         }
@@ -112,7 +151,7 @@ fn unbounded<M: Model>(
     let mut ledger = Vec::new();
     let mut violated = BTreeSet::new();
     for &unit in selected {
-        let (search, stopped) = search_unit(runs, unit, Phase::Unbounded, bounds, &violated, properties);
+        let (search, stopped) = search_unit(runs, unit, Phase::Unbounded, bounds, &violated, properties, None);
         violated.extend(search.counterexamples.iter().map(|c| c.property));
         ledger.push(search);
         if stopped {
@@ -124,7 +163,7 @@ fn unbounded<M: Model>(
     while !violated.is_empty() {
         let at_k = Bounds { loom_preemptions: Some(k), ..bounds.clone() };
         for &unit in selected {
-            let (search, _) = search_unit(runs, unit, Phase::Minimise(k), &at_k, &BTreeSet::new(), usize::MAX);
+            let (search, _) = search_unit(runs, unit, Phase::Minimise(k), &at_k, &BTreeSet::new(), usize::MAX, None);
             for c in &search.counterexamples {
                 violated.remove(c.property);
             }
@@ -179,6 +218,7 @@ fn search_unit<M: Model>(
     bounds: &Bounds,
     violated: &BTreeSet<&'static str>,
     stop_at: usize,
+    graphs: Option<&Arc<Mutex<BTreeSet<u64>>>>,
 ) -> (UnitSearch<Counterexample>, bool) {
     let count = slice_count(bounds);
     let (variant, variant_index, plans, placement_index) = &runs[unit / count];
@@ -200,11 +240,15 @@ fn search_unit<M: Model>(
         rank: true,
     });
     let (m, s, label, plans) = (variant.clone(), shared.clone(), placement.clone(), plans.clone());
+    let graphs = graphs.cloned();
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| {
         builder(bounds, preemptions, unit % count).check(move || {
             if loom::in_slice() {
                 execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
+                if let Some(graphs) = &graphs {
+                    graphs.lock().unwrap_or_else(|e| e.into_inner()).insert(loom::graph_id());
+                }
             } else {
                 // Another slice's prefix: run only to reach the next one.
                 execute_foreign::<M, Loom>(&m, &s, &plans, &label);

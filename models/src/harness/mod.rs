@@ -7,7 +7,7 @@ pub mod schedule;
 mod shuttle_run;
 pub mod units;
 
-pub use loom_run::{loom_unit_count, replay_loom, run_loom, LoomHandle};
+pub use loom_run::{loom_graphs, loom_unit_count, replay_loom, run_loom, GraphSearch, LoomHandle};
 pub use shuttle_run::{replay_shuttle, run_shuttle, Replayed, ShuttleKind, ShuttleSchedule};
 
 use crate::bounds::{Bounds, Tier};

@@ -366,7 +366,7 @@ macro_rules! dbg {
 #[macro_use]
 mod rt;
 
-pub use rt::{choose, explore, graph_id, in_slice, skip_branch, stop_exploring};
+pub use rt::{choose, explore, graph_id, in_slice, skip_branch, stop_exploring, thread_index};
 // Expose for documentation purposes.
 pub use rt::{MAX_CHOICES, MAX_THREADS};
 

@@ -329,7 +329,8 @@ fn execute<P: Platform>(prog: &Arc<Program>, error: &Arc<Mutex<Option<String>>>)
         locks: prog.locks.iter().map(|_| P::Mutex::new(())).collect(),
         lock_words: prog.locks.iter().map(|_| P::AtomicUsize::new(0)).collect(),
         spin: may_hold_forever(prog),
-        rcu: prog.domains.iter().map(|_| Rcu::new(n)).collect(),
+        // A word per spawned thread, and one for loom's thread 0 (`Platform::task_index`).
+        rcu: prog.domains.iter().map(|_| Rcu::new(n + 1)).collect(),
         trace: Arc::new(Trace::new()),
         waits: std::sync::Mutex::new(Waits {
             holder: vec![None; prog.locks.len()],

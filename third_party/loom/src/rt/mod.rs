@@ -304,6 +304,13 @@ pub fn graph_id() -> u64 {
     execution(|execution| graph::current(execution.objects.mo_edges()))
 }
 
+/// The running model thread's index: 0 for the thread that runs the model, then in the order
+/// threads are spawned. The same in every schedule while only one thread spawns (wbcheck's
+/// models index per-task kernel state by it: PATCHED.md of wbcheck's vendored copy).
+pub fn thread_index() -> usize {
+    execution(|execution| execution.threads.active_id().as_usize())
+}
+
 /// Whether the current execution belongs to this search's slice (`Builder::slices`): always,
 /// unless the search is split. An execution of another slice's schedule prefix runs only to
 /// reach the next prefix; checking it is that slice's work, so a model ignores it.
