@@ -100,9 +100,9 @@ pub trait Platform: Sized + Send + Sync + 'static {
     /// it: loom's (0 for the thread running the model, then in spawn order). Per-task kernel
     /// state (RCU reader words, a wb's runner) is indexed by it. `None`: by the order the tasks
     /// registered with the trace, which the schedule decides through a `std` lock, a dependency
-    /// a DPOR search cannot see (it ran a task on another task's RCU word in some schedules and
-    /// hid executions from the unbounded search: docs/findings.md); shuttle and std explore no
-    /// dependencies, so it does not matter there.
+    /// a DPOR search cannot see (it gave a task another task's RCU word in some schedules, so
+    /// two searches' execution graphs could not be compared: docs/findings.md); shuttle and std
+    /// explore no dependencies, so it does not matter there.
     fn task_index() -> Option<usize> {
         None
     }

@@ -164,9 +164,9 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
             assert_eq!(joins.graphs, with_graphs.graphs, "{name}: execution graphs with the join race");
             // The search against itself: a bounded search reaches no graph the unbounded one
             // misses. It failed on dontcache-kick `v7` (22 of 44 graphs) and per-block-charge
-            // `series` (24 of 45, a kernel-visible interleaving among them) while a task's index
-            // came from a std lock's order (docs/findings.md, "A task index the search could not
-            // see").
+            // `series` (21 of 45) while a task's index came from a std lock's order, which
+            // renamed RCU words between schedules (docs/findings.md, "A task index the search
+            // could not see").
 
             let at_2 = scenario.loom_graphs(revision.name, &bounds.clone().with_loom_preemptions(Some(2))).unwrap();
             let beyond = at_2.graphs.difference(&without_graphs.graphs).count();
