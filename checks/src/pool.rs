@@ -133,6 +133,9 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_join_races {
         env.push(("WBCHECK_LOOM_JOIN_RACES", "on".into()));
     }
+    if b.loom_start_wakes {
+        env.push(("WBCHECK_LOOM_START_WAKES", "on".into()));
+    }
     if let Some(slices) = b.loom_slices {
         env.push(("WBCHECK_LOOM_SLICES", slices.encode()));
     }
@@ -156,6 +159,7 @@ mod tests {
                 loom_bounded_sleep: true,
                 loom_source_sets: false,
                 loom_join_races: true,
+                loom_start_wakes: true,
                 ..Bounds::defaults(tier)
             };
             let sliced =

@@ -9,6 +9,7 @@
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
 //! | `WBCHECK_LOOM_SOURCE_SETS` | source sets in a search without a preemption bound (one initial of a race's reversal, not every one); `off` for the unreduced search | on | on | on |
+//! | `WBCHECK_LOOM_START_WAKES` | `on`: a step without an operation (a thread's start, its return from a yield or park) wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, the step touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) | off | off | off |
 //! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
@@ -75,6 +76,10 @@ pub struct Bounds {
     /// `Builder::join_races`), from `WBCHECK_LOOM_JOIN_RACES=on`; off by default (they cannot
     /// be reordered, so the default search does not backtrack on them).
     pub loom_join_races: bool,
+    /// loom: a step without an operation wakes every sleeping thread, as upstream loom has it
+    /// (the vendored loom's `Builder::start_wakes`), from `WBCHECK_LOOM_START_WAKES=on`; off by
+    /// default. Only where sleep sets run: without a bound, or under one with `loom_bounded_sleep`.
+    pub loom_start_wakes: bool,
     /// loom: each unit's search split by schedule prefix into slices, each a unit of its own
     /// ([`Slices`]), from `WBCHECK_LOOM_SLICES`; `None` by default.
     pub loom_slices: Option<Slices>,
@@ -146,6 +151,7 @@ impl Bounds {
             loom_bounded_sleep: false,
             loom_source_sets: true,
             loom_join_races: false,
+            loom_start_wakes: false,
             loom_slices: None,
         }
     }
@@ -243,6 +249,13 @@ impl Bounds {
             "on",
             "on (a thread's end races with its join, as upstream loom has it) or off (the default)",
         )?;
+        b.loom_start_wakes = switch(
+            "WBCHECK_LOOM_START_WAKES",
+            false,
+            "off",
+            "on",
+            "on (a step without an operation wakes every sleeping thread, as upstream loom has it) or off (the default)",
+        )?;
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);
             if b.loom_bounded_sleep {
@@ -315,6 +328,11 @@ mod tests {
         assert!(joins("on").unwrap().loom_join_races);
         assert!(!joins("off").unwrap().loom_join_races);
         assert!(joins("yes").unwrap_err().contains("WBCHECK_LOOM_JOIN_RACES"));
+        let starts =
+            |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_START_WAKES").then(|| v.into()));
+        assert!(starts("on").unwrap().loom_start_wakes);
+        assert!(!starts("off").unwrap().loom_start_wakes);
+        assert!(starts("1").unwrap_err().contains("WBCHECK_LOOM_START_WAKES"));
         let slices = |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLICES").then(|| v.into()));
         let default = Slices { count: 8, depth: Slices::DEFAULT_DEPTH, width: Slices::DEFAULT_WIDTH };
         assert_eq!(slices("8").unwrap().loom_slices, Some(default));

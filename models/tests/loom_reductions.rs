@@ -44,13 +44,26 @@
 //! `c11_programs_reach_the_same_graphs_with_tight_wakes`: 200 generated c11 programs without a
 //! bound (the same graphs and final states) and at bounds 0, 1, 2 with sleep sets under the bound
 //! (no graph lost), in fewer executions.
+//!
+//! A step without an operation (a thread's start, its return from a yield or park) wakes no
+//! sleeping thread (the default; `Builder::start_wakes`, `WBCHECK_LOOM_START_WAKES=on`, restores
+//! upstream's waking of every one): it runs only the thread's own code up to its next operation.
+//! Compared with and without, by execution graph:
+//!
+//! | test | compares, with and without the wake |
+//! |---|---|
+//! | `c11_programs_reach_the_same_graphs_without_start_wakes` | 200 generated c11 programs without a bound (the same graphs and final states) and at bounds 0, 1, 2 with sleep sets under the bound (no graph lost), in fewer executions |
+//! | `every_scenario_reaches_the_same_verdicts_with_source_sets` | (above) every finishing revision's first unit without a bound: the same graphs |
+//! | `every_scenario_reaches_the_same_verdicts_without_start_wakes` | every scenario's every revision's first unit at bound 2 (wb-pin 1) with sleep sets under the bound: the verdicts, smallest bounds and graphs, none lost |
+//! | `every_unit_reaches_the_same_graphs_without_start_wakes` | opt-in (`WBCHECK_REDUCTION_UNITS=all`, minutes): every unit of every scenario's every revision, one by one, at the quick tier's bound with sleep sets under it: no graph lost |
+//! | `every_unit_without_a_bound_reaches_the_same_graphs_without_start_wakes` | opt-in (`WBCHECK_REDUCTION_UNBOUNDED=SECS`, hours; `WBCHECK_REDUCTION_SCENARIO=NAME` for one scenario): every quick-tier unit without a bound, each search limited to SECS: where both finish, the same graphs |
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
 use wb_models::c11::run::{
     loom_outcomes, loom_outcomes_bounded, loom_outcomes_join_races, loom_outcomes_loose_wakes, loom_outcomes_sliced,
-    loom_outcomes_source,
+    loom_outcomes_source, loom_outcomes_start_wakes,
 };
 use wb_models::outcome::Checker;
 use wb_models::registry;
@@ -140,6 +153,7 @@ fn c11_programs_reach_the_same_final_states_with_source_sets() {
 #[test]
 fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
     let (mut plain, mut reduced) = (0u64, 0u64);
+    let (mut woken, mut quiet) = (0u64, 0u64);
     // Unbounded searches that run for hours on their first unit (docs/performance.md, "Depth").
     let endless = |scenario: &str, revision: &str| scenario == "wb-pin" || revision.contains("mkclean-nosync");
     for scenario in registry::scenarios() {
@@ -162,6 +176,10 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
             let joins =
                 scenario.loom_graphs(revision.name, &Bounds { loom_join_races: true, ..bounds.clone() }).unwrap();
             assert_eq!(joins.graphs, with_graphs.graphs, "{name}: execution graphs with the join race");
+            let starts =
+                scenario.loom_graphs(revision.name, &Bounds { loom_start_wakes: true, ..bounds.clone() }).unwrap();
+            assert_eq!(starts.graphs, with_graphs.graphs, "{name}: execution graphs with upstream's start wakes");
+            (woken, quiet) = (woken + starts.executions, quiet + with_graphs.executions);
             // The search against itself: a bounded search reaches no graph the unbounded one
             // misses. It failed on dontcache-kick `v7` (22 of 44 graphs) and per-block-charge
             // `series` (21 of 45) while a task's index came from a std lock's order, which
@@ -175,6 +193,8 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
         }
     }
     eprintln!("every finishing revision's first unit: {plain} executions without source sets, {reduced} with");
+    eprintln!("the same with source sets: {woken} executions with start wakes, {quiet} without");
+    assert!(quiet <= woken, "{quiet} executions without start wakes, {woken} with");
     assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
 }
 
@@ -280,4 +300,120 @@ fn c11_programs_split_by_prefix_run_the_whole_search_once() {
         }
     }
     eprintln!("{programs} programs: {whole} executions unsplit, {split} at the split depths");
+}
+
+#[test]
+fn c11_programs_reach_the_same_graphs_without_start_wakes() {
+    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
+    let (mut woken, mut quiet) = (0u64, 0u64);
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(42_000 + i), shape);
+        for bound in [Some(0), Some(1), Some(2), None] {
+            let (before, now) =
+                (loom_outcomes_start_wakes(&p, bound, true), loom_outcomes_start_wakes(&p, bound, false));
+            let lost = before.graphs.difference(&now.graphs).count();
+            assert_eq!(
+                lost, 0,
+                "program {i} at bound {bound:?} loses {lost} execution graphs without start wakes:\n{p}"
+            );
+            let lost: Vec<_> = before.outcomes.difference(&now.outcomes).collect();
+            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} without start wakes:\n{p}");
+            if bound.is_none() {
+                assert_eq!(before.graphs, now.graphs, "program {i}: execution graphs without a bound differ:\n{p}");
+            }
+            (woken, quiet) = (woken + before.executions, quiet + now.executions);
+        }
+    }
+    eprintln!("{} searches: {woken} executions with start wakes, {quiet} without", programs * 4);
+    assert!(quiet < woken, "{quiet} executions without start wakes, {woken} with");
+}
+
+#[test]
+fn every_scenario_reaches_the_same_verdicts_without_start_wakes() {
+    let (woken, quiet) =
+        first_units_at_bound(|b, quiet| Bounds { loom_bounded_sleep: true, loom_start_wakes: !quiet, ..b });
+    eprintln!(
+        "every revision's first unit, sleep sets under the bound: {woken} executions with start wakes, {quiet} without"
+    );
+    assert!(quiet <= woken, "{quiet} executions without start wakes, {woken} with");
+}
+
+/// Every unit of every scenario's every revision, one by one, at the quick tier's own bound with
+/// sleep sets under it, with and without start wakes: no execution graph lost. Opt-in
+/// (`WBCHECK_REDUCTION_UNITS=all`): it runs each quick-tier loom search twice in full.
+#[test]
+fn every_unit_reaches_the_same_graphs_without_start_wakes() {
+    if std::env::var("WBCHECK_REDUCTION_UNITS").as_deref() != Ok("all") {
+        eprintln!("skipped: set WBCHECK_REDUCTION_UNITS=all");
+        return;
+    }
+    let (mut woken, mut quiet, mut units) = (0u64, 0u64, 0usize);
+    for scenario in registry::scenarios() {
+        let info = scenario.info();
+        for revision in &info.revisions {
+            let bounds = Bounds { loom_bounded_sleep: true, ..Bounds::defaults(Tier::Quick) };
+            for unit in 0..scenario.loom_units(revision.name, &bounds).unwrap() {
+                let graphs = |loom_start_wakes| {
+                    let b = Bounds { loom_units: Some(vec![unit]), loom_start_wakes, ..bounds.clone() };
+                    scenario.loom_graphs(revision.name, &b).unwrap()
+                };
+                let (before, now) = (graphs(true), graphs(false));
+                let name = format!("{} {} unit {unit}", info.name, revision.name);
+                assert!(!before.bounded && !now.bounded, "{name}: a search hit a limit");
+                let lost = before.graphs.difference(&now.graphs).count();
+                assert_eq!(lost, 0, "{name}: {lost} of {} graphs lost without start wakes", before.graphs.len());
+                assert_eq!(before.violated, now.violated, "{name}: violated properties");
+                (woken, quiet, units) = (woken + before.executions, quiet + now.executions, units + 1);
+            }
+        }
+    }
+    eprintln!("{units} units: {woken} executions with start wakes, {quiet} without");
+}
+
+/// Every quick-tier unit of every scenario's every revision (or of `WBCHECK_REDUCTION_SCENARIO`'s)
+/// without a bound, with and without start wakes, each search limited to
+/// `WBCHECK_REDUCTION_UNBOUNDED` seconds: where both finish, the same execution graphs and
+/// violated properties. Opt-in: the searches run for hours.
+#[test]
+fn every_unit_without_a_bound_reaches_the_same_graphs_without_start_wakes() {
+    let Some(secs) = std::env::var("WBCHECK_REDUCTION_UNBOUNDED").ok().and_then(|v| v.parse::<u64>().ok()) else {
+        eprintln!("skipped: set WBCHECK_REDUCTION_UNBOUNDED=SECS");
+        return;
+    };
+    let only = std::env::var("WBCHECK_REDUCTION_SCENARIO").ok();
+    let (mut woken, mut quiet, mut compared, mut unfinished) = (0u64, 0u64, 0usize, 0usize);
+    for scenario in registry::scenarios().into_iter().filter(|s| only.as_deref().is_none_or(|o| o == s.info().name)) {
+        let info = scenario.info();
+        for revision in &info.revisions {
+            let bounds = Bounds {
+                loom_max_duration: Some(std::time::Duration::from_secs(secs)),
+                ..Bounds::defaults(Tier::Quick).with_loom_preemptions(None)
+            };
+            for unit in 0..scenario.loom_units(revision.name, &bounds).unwrap() {
+                let graphs = |loom_start_wakes| {
+                    let b = Bounds { loom_units: Some(vec![unit]), loom_start_wakes, ..bounds.clone() };
+                    scenario.loom_graphs(revision.name, &b).unwrap()
+                };
+                let now = graphs(false);
+                let name = format!("{} {} unit {unit}", info.name, revision.name);
+                let before = if now.bounded { None } else { Some(graphs(true)).filter(|b| !b.bounded) };
+                let Some(before) = before else {
+                    eprintln!("{name}: not compared (a search hit {secs} s)");
+                    unfinished += 1;
+                    continue;
+                };
+                assert_eq!(before.graphs, now.graphs, "{name}: graphs without start wakes differ");
+                assert_eq!(before.violated, now.violated, "{name}: violated properties");
+                eprintln!(
+                    "{name}: {} graphs, {} executions with start wakes, {} without",
+                    now.graphs.len(),
+                    before.executions,
+                    now.executions
+                );
+                (woken, quiet, compared) = (woken + before.executions, quiet + now.executions, compared + 1);
+            }
+        }
+    }
+    eprintln!("{compared} units compared ({unfinished} not): {woken} executions with start wakes, {quiet} without");
 }

@@ -185,6 +185,18 @@ pub fn loom_outcomes_loose_wakes(p: &Program, bound: Option<usize>, loose_wakes:
     })
 }
 
+/// Every final state loom reaches within `bound` (none: unbounded; with a bound, sleep sets under
+/// it), with a step without an operation (a thread's start, its return from a yield or park)
+/// waking every sleeping thread as upstream loom has it, or none (`Builder::start_wakes`: the two
+/// are compared).
+pub fn loom_outcomes_start_wakes(p: &Program, bound: Option<usize>, start_wakes: bool) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = bound;
+        b.bounded_sleep_sets = bound.is_some();
+        b.start_wakes = start_wakes;
+    })
+}
+
 /// Slice `slice` of the loom search at `bound` split by prefix ([`crate::bounds::Slices`],
 /// `Builder::split_depth`): the final states and executions of that slice.
 pub fn loom_outcomes_sliced(p: &Program, bound: Option<usize>, split: crate::bounds::Slices, slice: usize) -> Reached {

@@ -198,6 +198,7 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>, slice: usize) -> loom::m
     builder.bounded_sleep_sets = bounds.loom_bounded_sleep;
     builder.source_sets = bounds.loom_source_sets;
     builder.join_races = bounds.loom_join_races;
+    builder.start_wakes = bounds.loom_start_wakes;
     if let Some(slices) = bounds.loom_slices {
         (builder.split_depth, builder.split_width) = (slices.depth, slices.width);
         (builder.slices, builder.slice) = (slices.count, slice);
@@ -235,6 +236,7 @@ fn search_unit<M: Model>(
         bounded_sleep: bounds.loom_bounded_sleep,
         source_sets: bounds.loom_source_sets && preemptions.is_none(),
         join_races: bounds.loom_join_races,
+        start_wakes: bounds.loom_start_wakes && (preemptions.is_none() || bounds.loom_bounded_sleep),
         slice,
         first_execution: 0,
         rank: true,
@@ -305,6 +307,9 @@ fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     if bounds.loom_join_races {
         v.push(("join_races".into(), 1));
     }
+    if bounds.loom_start_wakes && (bounds.loom_preemptions.is_none() || bounds.loom_bounded_sleep) {
+        v.push(("start_wakes".into(), 1));
+    }
     v
 }
 
@@ -324,6 +329,10 @@ pub struct LoomHandle {
     /// The search ran with a thread's end racing with its join (`WBCHECK_LOOM_JOIN_RACES=on`),
     /// which numbers its executions differently: written `+joins` after the bound.
     pub join_races: bool,
+    /// The search ran with sleep sets (no bound, or sleep sets under it) and a step without an
+    /// operation waking every sleeping thread (`WBCHECK_LOOM_START_WAKES=on`), which numbers its
+    /// executions differently: written `+starts` before any `+joins`.
+    pub start_wakes: bool,
     /// The slice of a search split by schedule prefix: which, and the split.
     pub slice: Option<(usize, Slices)>,
     /// 1-based, within the variant and placement's run (within its slice when split).
@@ -334,15 +343,18 @@ impl LoomHandle {
     pub fn encode(&self) -> String {
         let sleep = if self.bounded_sleep && self.preemptions.is_some() { "s" } else { "" };
         let source = if self.source_sets && self.preemptions.is_none() { "+source" } else { "" };
+        let sleeps = self.preemptions.is_none() || self.bounded_sleep;
+        let starts = if self.start_wakes && sleeps { "+starts" } else { "" };
         let joins = if self.join_races { "+joins" } else { "" };
-        let p = self.preemptions.map_or(format!("none{source}{joins}"), |p| format!("{p}{sleep}{joins}"));
+        let p =
+            self.preemptions.map_or(format!("none{source}{starts}{joins}"), |p| format!("{p}{sleep}{starts}{joins}"));
         let slice = self.slice.map_or(String::new(), |(i, s)| format!("{i}/{}@{}w{}:", s.count, s.depth, s.width));
         format!("loom1:{}:{}:{}:{p}:{slice}{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source][+joins]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source][+starts][+joins]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
         let (tier, variant, placement, preemptions, slice, execution) = match fields[..] {
@@ -371,6 +383,10 @@ impl LoomHandle {
             Some(bound) => (bound, true),
             None => (preemptions, false),
         };
+        let (preemptions, start_wakes) = match preemptions.strip_suffix("+starts") {
+            Some(bound) => (bound, true),
+            None => (preemptions, false),
+        };
         let (preemptions, source_sets) = match preemptions.strip_suffix("+source") {
             Some("none") => ("none", true),
             Some(_) => return Err(bad("+source follows none only (source sets apply without a preemption bound)")),
@@ -382,6 +398,9 @@ impl LoomHandle {
         };
         if execution == 0 {
             return Err(bad("executions are numbered from 1"));
+        }
+        if start_wakes && !(preemptions == "none" || bounded_sleep) {
+            return Err(bad("+starts needs sleep sets: no bound, or sleep sets under it (Ks)"));
         }
         Ok(LoomHandle {
             tier: Tier::from_name(tier).ok_or_else(|| bad(&format!("unknown tier '{tier}'")))?,
@@ -395,6 +414,7 @@ impl LoomHandle {
             bounded_sleep,
             source_sets,
             join_races,
+            start_wakes,
             slice,
             execution,
         })
@@ -430,6 +450,7 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         loom_bounded_sleep: h.bounded_sleep,
         loom_source_sets: h.source_sets,
         loom_join_races: h.join_races,
+        loom_start_wakes: h.start_wakes,
         loom_slices: h.slice.map(|(_, slices)| slices),
         ..bounds.clone()
     };
@@ -497,6 +518,7 @@ mod tests {
                 bounded_sleep,
                 source_sets,
                 join_races,
+                start_wakes: false,
                 slice,
                 execution: 71_219,
             };
@@ -518,10 +540,31 @@ mod tests {
                 bounded_sleep,
                 source_sets,
                 join_races,
+                start_wakes: false,
                 slice,
                 execution: 5,
             };
             assert_eq!(h.encode(), encoded);
+        }
+        for (preemptions, bounded_sleep, source_sets, join_races, encoded) in [
+            (None, false, true, false, "loom1:quick:0:2:none+source+starts:5"),
+            (None, false, false, true, "loom1:quick:0:2:none+starts+joins:5"),
+            (Some(2), true, false, true, "loom1:quick:0:2:2s+starts+joins:5"),
+        ] {
+            let h = LoomHandle {
+                tier: Tier::Quick,
+                variant: 0,
+                placement: 2,
+                preemptions,
+                bounded_sleep,
+                source_sets,
+                join_races,
+                start_wakes: true,
+                slice: None,
+                execution: 5,
+            };
+            assert_eq!(h.encode(), encoded);
+            assert_eq!(LoomHandle::decode(encoded).unwrap(), h);
         }
         for bad in [
             "shuttle1:1",
@@ -534,6 +577,8 @@ mod tests {
             "loom1:quick:0:0:nones+source:2",
             "loom1:quick:0:0:+joins:2",
             "loom1:quick:0:0:1+joins+source:2",
+            "loom1:quick:0:0:1+starts:2",
+            "loom1:quick:0:0:none+joins+starts:2",
             "loom1:quick:0:0:1:0",
             "loom1:quick:0:0:1:8/8@2w1:1",
             "loom1:quick:0:0:1:1/8:1",

@@ -151,6 +151,8 @@ struct LoomRun {
     source_sets: bool,
     /// A thread's end racing with its join.
     join_races: bool,
+    /// A step without an operation waking every sleeping thread, where sleep sets run.
+    start_wakes: bool,
     /// The slice of a split search.
     slice: Option<(usize, crate::bounds::Slices)>,
     /// The collector's execution count when this variant and placement's search began.
@@ -266,6 +268,7 @@ impl Collector {
                 bounded_sleep: r.bounded_sleep,
                 source_sets: r.source_sets,
                 join_races: r.join_races,
+                start_wakes: r.start_wakes,
                 slice: r.slice,
                 execution: self.outcome.executions - r.first_execution,
             }

@@ -77,6 +77,15 @@ pub struct Builder {
     /// Defaults to whether the `LOOM_LOOSE_WAKES` environment variable is set.
     pub loose_wakes: bool,
 
+    /// Let a thread's start wake every sleeping thread, as upstream does. A start (the thread's
+    /// first step) runs only the thread's own code up to its first operation, so it depends on no
+    /// sleeping thread's operation, and by default it wakes none. (A return from a yield or park,
+    /// also a step without an operation, wakes every one either way.) For comparing the two
+    /// searches (PATCHED.md of wbcheck's vendored copy).
+    ///
+    /// Defaults to whether the `LOOM_START_WAKES` environment variable is set.
+    pub start_wakes: bool,
+
     /// Split the search by schedule prefix. An execution's prefix is its choices at its first
     /// forks (branches with more than one alternative): up to `split_depth` of them, ending early
     /// at the `split_width`-th that does not take its first alternative. Those forks are explored
@@ -172,6 +181,7 @@ impl Builder {
         let source_sets = env::var("LOOM_SOURCE_SETS").is_ok();
         let join_races = env::var("LOOM_JOIN_RACES").is_ok();
         let loose_wakes = env::var("LOOM_LOOSE_WAKES").is_ok();
+        let start_wakes = env::var("LOOM_START_WAKES").is_ok();
 
         let checkpoint_file = env::var("LOOM_CHECKPOINT_FILE")
             .map(|v| v.parse().expect("invalid value for `LOOM_CHECKPOINT_FILE`"))
@@ -187,6 +197,7 @@ impl Builder {
             source_sets,
             join_races,
             loose_wakes,
+            start_wakes,
             split_depth: 0,
             split_width: usize::MAX,
             slices: 1,
@@ -253,6 +264,7 @@ impl Builder {
         execution.location = self.location;
         execution.join_races = self.join_races;
         execution.loose_wakes = self.loose_wakes;
+        execution.start_wakes = self.start_wakes;
 
         let f = Arc::new(f);
 

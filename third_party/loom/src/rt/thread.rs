@@ -37,6 +37,9 @@ pub(crate) struct Thread {
     /// Number of times the thread yielded
     pub yield_count: usize,
 
+    /// The thread has been scheduled: its start (its code up to its first operation) has run.
+    pub started: bool,
+
     /// Atomics the thread has created (`graph::initial`).
     pub atomics_created: u32,
 
@@ -128,6 +131,7 @@ impl Thread {
             dpor_vv: VersionVec::new(),
             last_yield: None,
             yield_count: 0,
+            started: false,
             atomics_created: 0,
             locals: LocalMap::default(),
         }
