@@ -292,6 +292,27 @@ impl Trace {
         stale_reads(&log).iter().any(|marks| !marks.is_empty())
     }
 
+    /// What each task did, whatever the interleaving: a hash of every task's name and its steps
+    /// (function and detail, so the values it read) in its own order, the tasks sorted. Two
+    /// executions with the same behaviour differ only in how the tasks' steps interleave and in
+    /// what no step shows (how often a wait loop polled). Stale-read marks are left out: they
+    /// name other steps by their place in the interleaving.
+    pub fn behaviour(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tasks: Vec<(&str, Vec<(&str, String)>)> = threads.iter().map(|n| (n.as_str(), Vec::new())).collect();
+        for ev in &log.events {
+            if let Some((_, steps)) = tasks.get_mut(ev.thread as usize) {
+                steps.push((ev.function, render(ev.template, &ev.args)));
+            }
+        }
+        tasks.sort();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        tasks.hash(&mut h);
+        h.finish()
+    }
+
     /// Render every event, with its stale reads.
     pub fn steps(&self) -> Vec<Step> {
         let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
@@ -446,6 +467,25 @@ pub fn format_lines<'a>(steps: impl Iterator<Item = (&'a str, &'a str, &'a str)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A behaviour is each task's own steps: the interleaving and the tasks' registration order
+    /// do not change it, a value read does.
+    #[test]
+    fn a_behaviour_is_each_tasks_steps_whatever_the_interleaving() {
+        let run = |order: &[(&str, i64)], names: [&str; 2]| {
+            let trace = Trace::new();
+            let ids: Vec<u8> = names.iter().map(|n| trace.register_thread(n)).collect();
+            for &(who, v) in order {
+                let id = ids[names.iter().position(|n| *n == who).unwrap()];
+                trace.record(id, "load", "read {}", &[v]);
+            }
+            trace.behaviour()
+        };
+        let a = run(&[("a", 1), ("b", 2), ("a", 3)], ["a", "b"]);
+        assert_eq!(a, run(&[("b", 2), ("a", 1), ("a", 3)], ["b", "a"]));
+        assert_ne!(a, run(&[("a", 3), ("b", 2), ("a", 1)], ["a", "b"]), "a task's own order matters");
+        assert_ne!(a, run(&[("a", 1), ("b", 0), ("a", 3)], ["a", "b"]), "a value read matters");
+    }
 
     #[test]
     fn render_substitutes_in_order() {

@@ -89,6 +89,11 @@ pub struct GraphSearch {
     /// Every execution's graph (`loom::graph_id`: the store each read reads, each modification
     /// order, each lock order, each choice), over the units searched.
     pub graphs: BTreeSet<u64>,
+    /// Every execution's behaviour ([`Trace::behaviour`]: each task's steps, with the values it
+    /// read, in its own order): what a kernel reader could tell apart. Two searches of a model
+    /// with a wait loop may reach different graphs (how often the loop polled) for the same
+    /// behaviours.
+    pub behaviours: BTreeSet<u64>,
     pub violated: BTreeSet<&'static str>,
     pub executions: u64,
     /// A time or permutation limit cut a unit's search short.
@@ -102,7 +107,7 @@ pub fn loom_graphs<M: Model>(model: &M, bounds: &Bounds) -> GraphSearch {
     let bounds = &bounds.for_model(|t| model.loom_preemptions(t));
     let runs = loom_runs(model);
     let phase = bounds.loom_preemptions.map_or(Phase::Unbounded, Phase::Bound);
-    let sink = Arc::new(Mutex::new(BTreeSet::new()));
+    let sink = Arc::new(Mutex::new(Graphs::default()));
     let mut out = GraphSearch::default();
     for unit in selected_units(&runs, bounds).1 {
         let (search, _) = search_unit(&runs, unit, phase, bounds, &BTreeSet::new(), usize::MAX, Some(&sink));
@@ -110,9 +115,12 @@ pub fn loom_graphs<M: Model>(model: &M, bounds: &Bounds) -> GraphSearch {
         out.bounded |= search.bounded;
         out.violated.extend(search.counterexamples.iter().map(|c| c.property));
     }
-    out.graphs = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
+    (out.graphs, out.behaviours) = std::mem::take(&mut *sink.lock().unwrap_or_else(|e| e.into_inner()));
     out
 }
+
+/// The graphs and behaviours a search reached ([`GraphSearch`]).
+type Graphs = (BTreeSet<u64>, BTreeSet<u64>);
 
 /// Iterative deepening up to `max` over the `selected` units: at each bound every unit's search
 /// ranked and in full, stopping after the bound at which the properties found cover them all.
@@ -219,7 +227,7 @@ fn search_unit<M: Model>(
     bounds: &Bounds,
     violated: &BTreeSet<&'static str>,
     stop_at: usize,
-    graphs: Option<&Arc<Mutex<BTreeSet<u64>>>>,
+    graphs: Option<&Arc<Mutex<Graphs>>>,
 ) -> (UnitSearch<Counterexample>, bool) {
     let count = slice_count(bounds);
     let (variant, variant_index, plans, placement_index) = &runs[unit / count];
@@ -247,9 +255,11 @@ fn search_unit<M: Model>(
     let result = catch_unwind(AssertUnwindSafe(|| {
         builder(bounds, preemptions, unit % count).check(move || {
             if loom::in_slice() {
-                execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
+                let (_, trace) = execute_and_record::<M, Loom>(&m, &s, &plans, &label, Stop::Panic);
                 if let Some(graphs) = &graphs {
-                    graphs.lock().unwrap_or_else(|e| e.into_inner()).insert(loom::graph_id());
+                    let mut graphs = graphs.lock().unwrap_or_else(|e| e.into_inner());
+                    graphs.0.insert(loom::graph_id());
+                    graphs.1.insert(trace.behaviour());
                 }
             } else {
                 // Another slice's prefix: run only to reach the next one.

@@ -306,7 +306,7 @@ fn execute_and_record<M: Model, P: Platform>(
     plans: &[CpuPlan],
     placement: &str,
     stop: Stop,
-) -> Vec<usize> {
+) -> (Vec<usize>, Arc<Trace>) {
     let trace = Arc::new(Trace::new());
     EXECUTIONS.fetch_add(1, Ordering::Relaxed);
     {
@@ -318,7 +318,7 @@ fn execute_and_record<M: Model, P: Platform>(
     let mut c = lock(shared);
     c.current = None;
     if violations.is_empty() {
-        return Vec::new();
+        return (Vec::new(), trace);
     }
     let configuration = trace.configuration().unwrap_or_else(|| model.configuration());
     let kept = c.record(violations, &trace, placement, &configuration);
@@ -326,7 +326,7 @@ fn execute_and_record<M: Model, P: Platform>(
         drop(c);
         std::panic::panic_any(StopExploring);
     }
-    kept
+    (kept, trace)
 }
 
 /// Run an execution of another slice's prefix ([`crate::bounds::Slices`]): not counted and not

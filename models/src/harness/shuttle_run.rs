@@ -111,7 +111,7 @@ fn run_with<M: Model, S: Scheduler + 'static>(model: &M, inner: S, bounds: &Boun
     let runner = shuttle::Runner::new(scheduler, quiet_shuttle_config());
     let result = catch_unwind(AssertUnwindSafe(move || {
         runner.run(move || {
-            let kept = execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement, Stop::Scheduler);
+            let (kept, _) = execute_and_record::<M, Shuttle>(&m, &s, &plans, &placement, Stop::Scheduler);
             t.lock().unwrap_or_else(|e| e.into_inner()).awaiting.extend(kept);
         })
     }));
