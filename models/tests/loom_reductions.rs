@@ -235,26 +235,39 @@ fn every_scenario_reaches_the_same_verdicts_without_join_races() {
 
 #[test]
 fn c11_programs_reach_the_same_graphs_with_tight_wakes() {
+    let (loose, tight) = c11_programs_lose_no_graph(40_000, "with tight wakes", loom_outcomes_loose_wakes);
+    eprintln!("{loose} executions with loose wakes, {tight} with tight ones");
+    assert!(tight < loose, "{tight} executions with tight wakes, {loose} with loose ones");
+}
+
+/// 200 generated c11 programs (`WBCHECK_REDUCTION_PROGRAMS`), from seed `seed`, searched at
+/// bounds 0, 1, 2 (sleep sets under the bound) and none by `search(program, bound, false)` and
+/// the search it reduces, `search(program, bound, true)`: no graph or final state lost, the same
+/// graphs without a bound. Returns the executions of the unreduced and the reduced searches.
+fn c11_programs_lose_no_graph(
+    seed: u64,
+    reduction: &str,
+    search: impl Fn(&wb_models::c11::Program, Option<usize>, bool) -> wb_models::c11::run::Reached,
+) -> (u64, u64) {
     let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
-    let (mut loose, mut tight) = (0u64, 0u64);
+    let (mut plain, mut reduced) = (0u64, 0u64);
     let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     for i in 0..programs {
-        let p = program(&mut Seeded::new(40_000 + i), shape);
+        let p = program(&mut Seeded::new(seed + i), shape);
         for bound in [Some(0), Some(1), Some(2), None] {
-            let (before, now) =
-                (loom_outcomes_loose_wakes(&p, bound, true), loom_outcomes_loose_wakes(&p, bound, false));
+            let (before, now) = (search(&p, bound, true), search(&p, bound, false));
             let lost = before.graphs.difference(&now.graphs).count();
-            assert_eq!(lost, 0, "program {i} at bound {bound:?} loses {lost} execution graphs with tight wakes:\n{p}");
+            assert_eq!(lost, 0, "program {i} at bound {bound:?} loses {lost} execution graphs {reduction}:\n{p}");
             let lost: Vec<_> = before.outcomes.difference(&now.outcomes).collect();
-            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} with tight wakes:\n{p}");
+            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} {reduction}:\n{p}");
             if bound.is_none() {
                 assert_eq!(before.graphs, now.graphs, "program {i}: execution graphs without a bound differ:\n{p}");
             }
-            (loose, tight) = (loose + before.executions, tight + now.executions);
+            (plain, reduced) = (plain + before.executions, reduced + now.executions);
         }
     }
-    eprintln!("{} searches: {loose} executions with loose wakes, {tight} with tight ones", programs * 4);
-    assert!(tight < loose, "{tight} executions with tight wakes, {loose} with loose ones");
+    eprintln!("{} searches", programs * 4);
+    (plain, reduced)
 }
 
 /// A search split by schedule prefix (`Builder::slices`, `WBCHECK_LOOM_SLICES`): the slices
@@ -304,28 +317,8 @@ fn c11_programs_split_by_prefix_run_the_whole_search_once() {
 
 #[test]
 fn c11_programs_reach_the_same_graphs_without_start_wakes() {
-    let shape = Shape { max_threads: 3, max_ops: 3, max_locs: 2, mutexes: true, sc_accesses: true };
-    let (mut woken, mut quiet) = (0u64, 0u64);
-    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-    for i in 0..programs {
-        let p = program(&mut Seeded::new(42_000 + i), shape);
-        for bound in [Some(0), Some(1), Some(2), None] {
-            let (before, now) =
-                (loom_outcomes_start_wakes(&p, bound, true), loom_outcomes_start_wakes(&p, bound, false));
-            let lost = before.graphs.difference(&now.graphs).count();
-            assert_eq!(
-                lost, 0,
-                "program {i} at bound {bound:?} loses {lost} execution graphs without start wakes:\n{p}"
-            );
-            let lost: Vec<_> = before.outcomes.difference(&now.outcomes).collect();
-            assert!(lost.is_empty(), "program {i} at bound {bound:?} loses {lost:?} without start wakes:\n{p}");
-            if bound.is_none() {
-                assert_eq!(before.graphs, now.graphs, "program {i}: execution graphs without a bound differ:\n{p}");
-            }
-            (woken, quiet) = (woken + before.executions, quiet + now.executions);
-        }
-    }
-    eprintln!("{} searches: {woken} executions with start wakes, {quiet} without", programs * 4);
+    let (woken, quiet) = c11_programs_lose_no_graph(42_000, "without start wakes", loom_outcomes_start_wakes);
+    eprintln!("{woken} executions with start wakes, {quiet} without");
     assert!(quiet < woken, "{quiet} executions without start wakes, {woken} with");
 }
 

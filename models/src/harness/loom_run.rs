@@ -534,13 +534,16 @@ mod tests {
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
-        for (preemptions, bounded_sleep, source_sets, join_races, slice, encoded) in [
-            (Some(2), true, false, false, None, "loom1:quick:0:2:2s:5"),
-            (Some(2), false, false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
-            (None, false, false, false, None, "loom1:quick:0:2:none:5"),
-            (None, false, true, false, None, "loom1:quick:0:2:none+source:5"),
-            (Some(2), true, false, true, None, "loom1:quick:0:2:2s+joins:5"),
-            (None, false, true, true, None, "loom1:quick:0:2:none+source+joins:5"),
+        for (preemptions, bounded_sleep, source_sets, join_races, start_wakes, slice, encoded) in [
+            (Some(2), true, false, false, false, None, "loom1:quick:0:2:2s:5"),
+            (Some(2), false, false, false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
+            (None, false, false, false, false, None, "loom1:quick:0:2:none:5"),
+            (None, false, true, false, false, None, "loom1:quick:0:2:none+source:5"),
+            (Some(2), true, false, true, false, None, "loom1:quick:0:2:2s+joins:5"),
+            (None, false, true, true, false, None, "loom1:quick:0:2:none+source+joins:5"),
+            (None, false, true, false, true, None, "loom1:quick:0:2:none+source+starts:5"),
+            (None, false, false, true, true, None, "loom1:quick:0:2:none+starts+joins:5"),
+            (Some(2), true, false, true, true, None, "loom1:quick:0:2:2s+starts+joins:5"),
         ] {
             let h = LoomHandle {
                 tier: Tier::Quick,
@@ -550,27 +553,8 @@ mod tests {
                 bounded_sleep,
                 source_sets,
                 join_races,
-                start_wakes: false,
+                start_wakes,
                 slice,
-                execution: 5,
-            };
-            assert_eq!(h.encode(), encoded);
-        }
-        for (preemptions, bounded_sleep, source_sets, join_races, encoded) in [
-            (None, false, true, false, "loom1:quick:0:2:none+source+starts:5"),
-            (None, false, false, true, "loom1:quick:0:2:none+starts+joins:5"),
-            (Some(2), true, false, true, "loom1:quick:0:2:2s+starts+joins:5"),
-        ] {
-            let h = LoomHandle {
-                tier: Tier::Quick,
-                variant: 0,
-                placement: 2,
-                preemptions,
-                bounded_sleep,
-                source_sets,
-                join_races,
-                start_wakes: true,
-                slice: None,
                 execution: 5,
             };
             assert_eq!(h.encode(), encoded);
