@@ -127,8 +127,8 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_bounded_sleep {
         env.push(("WBCHECK_LOOM_SLEEP_SETS", "bounded".into()));
     }
-    if !b.loom_source_sets {
-        env.push(("WBCHECK_LOOM_SOURCE_SETS", "off".into()));
+    if b.loom_source_sets {
+        env.push(("WBCHECK_LOOM_SOURCE_SETS", "on".into()));
     }
     if b.loom_join_races {
         env.push(("WBCHECK_LOOM_JOIN_RACES", "on".into()));
@@ -157,7 +157,7 @@ mod tests {
             (bench.shuttle_iterations, bench.seed) = (200, 7);
             let reduced = Bounds {
                 loom_bounded_sleep: true,
-                loom_source_sets: false,
+                loom_source_sets: true,
                 loom_join_races: true,
                 loom_start_wakes: true,
                 ..Bounds::defaults(tier)

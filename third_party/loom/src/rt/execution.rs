@@ -348,7 +348,8 @@ impl Execution {
             // waking on it lost graphs under a bound (PATCHED.md). The running thread has
             // started, the model's thread included.
             self.threads.active_mut().started = true;
-            let quiet_start = !self.start_wakes && !self.threads[next].started;
+            // Not with source sets: together they lost final states (PATCHED.md).
+            let quiet_start = !self.start_wakes && !self.path.wakes_first() && !self.threads[next].started;
             self.threads[next].started = true;
             for slept in self.sleep.iter_mut() {
                 let wake = match (slept.as_ref(), op.as_ref()) {
