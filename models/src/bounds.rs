@@ -9,7 +9,7 @@
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
 //! | `WBCHECK_LOOM_SOURCE_SETS` | `on`: source sets in a search without a preemption bound (one initial of a race's reversal, not every one); they turn off the start-wake reduction (`WBCHECK_LOOM_START_WAKES`), with which they lost final states | off | off | off |
-//! | `WBCHECK_LOOM_START_WAKES` | `on`: a step without an operation (a thread's start, its return from a yield or park) wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, the step touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) | off | off | off |
+//! | `WBCHECK_LOOM_START_WAKES` | `on`: a thread's start wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, a start touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) and source sets do not (they restore the wake) | off | off | off |
 //! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
@@ -77,7 +77,7 @@ pub struct Bounds {
     /// `Builder::join_races`), from `WBCHECK_LOOM_JOIN_RACES=on`; off by default (they cannot
     /// be reordered, so the default search does not backtrack on them).
     pub loom_join_races: bool,
-    /// loom: a step without an operation wakes every sleeping thread, as upstream loom has it
+    /// loom: a thread's start wakes every sleeping thread, as upstream loom has it
     /// (the vendored loom's `Builder::start_wakes`), from `WBCHECK_LOOM_START_WAKES=on`; off by
     /// default. Only where sleep sets run: without a bound, or under one with `loom_bounded_sleep`.
     pub loom_start_wakes: bool,
@@ -255,7 +255,7 @@ impl Bounds {
             false,
             "off",
             "on",
-            "on (a step without an operation wakes every sleeping thread, as upstream loom has it) or off (the default)",
+            "on (a thread's start wakes every sleeping thread, as upstream loom has it) or off (the default)",
         )?;
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);

@@ -45,9 +45,10 @@
 //! bound (the same graphs and final states) and at bounds 0, 1, 2 with sleep sets under the bound
 //! (no graph lost), in fewer executions.
 //!
-//! A step without an operation (a thread's start, its return from a yield or park) wakes no
-//! sleeping thread (the default; `Builder::start_wakes`, `WBCHECK_LOOM_START_WAKES=on`, restores
-//! upstream's waking of every one): it runs only the thread's own code up to its next operation.
+//! A thread's start wakes no sleeping thread (the default; `Builder::start_wakes`,
+//! `WBCHECK_LOOM_START_WAKES=on`, restores upstream's waking of every one): it runs only the
+//! thread's own code up to its first operation. (A return from a yield or park still wakes every
+//! one: not waking on it lost graphs under a bound.)
 //! Compared with and without, by execution graph:
 //!
 //! | test | compares, with and without the wake |

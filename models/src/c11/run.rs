@@ -190,9 +190,8 @@ pub fn loom_outcomes_loose_wakes(p: &Program, bound: Option<usize>, loose_wakes:
 }
 
 /// Every final state loom reaches within `bound` (none: unbounded; with a bound, sleep sets under
-/// it), with a step without an operation (a thread's start, its return from a yield or park)
-/// waking every sleeping thread as upstream loom has it, or none (`Builder::start_wakes`: the two
-/// are compared).
+/// it), with a thread's start waking every sleeping thread as upstream loom has it, or none
+/// (`Builder::start_wakes`: the two are compared).
 pub fn loom_outcomes_start_wakes(p: &Program, bound: Option<usize>, start_wakes: bool) -> Reached {
     loom_search(p, move |b| {
         b.preemption_bound = bound;

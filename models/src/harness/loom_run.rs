@@ -91,7 +91,7 @@ pub struct GraphSearch {
     pub graphs: BTreeSet<u64>,
     /// Every execution's behaviour ([`Trace::behaviour`]: each task's steps, with the values it
     /// read, in its own order): what a kernel reader could tell apart. Two searches of a model
-    /// with a wait loop may reach different graphs (how often the loop polled) for the same
+    /// with a wait loop may reach different graphs (likely how often the loop polled) for the same
     /// behaviours.
     pub behaviours: BTreeSet<u64>,
     pub violated: BTreeSet<&'static str>,
@@ -339,9 +339,9 @@ pub struct LoomHandle {
     /// The search ran with a thread's end racing with its join (`WBCHECK_LOOM_JOIN_RACES=on`),
     /// which numbers its executions differently: written `+joins` after the bound.
     pub join_races: bool,
-    /// The search ran with sleep sets (no bound, or sleep sets under it) and a step without an
-    /// operation waking every sleeping thread (`WBCHECK_LOOM_START_WAKES=on`), which numbers its
-    /// executions differently: written `+starts` before any `+joins`.
+    /// The search ran with sleep sets (no bound, or sleep sets under it) and a thread's start
+    /// waking every sleeping thread (`WBCHECK_LOOM_START_WAKES=on`), which numbers its executions
+    /// differently: written `+starts` before any `+joins`.
     pub start_wakes: bool,
     /// The slice of a search split by schedule prefix: which, and the split.
     pub slice: Option<(usize, Slices)>,

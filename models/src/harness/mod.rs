@@ -151,7 +151,7 @@ struct LoomRun {
     source_sets: bool,
     /// A thread's end racing with its join.
     join_races: bool,
-    /// A step without an operation waking every sleeping thread, where sleep sets run.
+    /// A thread's start waking every sleeping thread, where sleep sets run.
     start_wakes: bool,
     /// The slice of a split search.
     slice: Option<(usize, crate::bounds::Slices)>,
