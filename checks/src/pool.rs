@@ -127,9 +127,7 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_bounded_sleep {
         env.push(("WBCHECK_LOOM_SLEEP_SETS", "bounded".into()));
     }
-    if b.loom_source_sets {
-        env.push(("WBCHECK_LOOM_SOURCE_SETS", "on".into()));
-    }
+    env.push(("WBCHECK_LOOM_SOURCE_SETS", if b.loom_source_sets { "on" } else { "off" }.into()));
     if b.loom_join_races {
         env.push(("WBCHECK_LOOM_JOIN_RACES", "on".into()));
     }
@@ -164,9 +162,9 @@ mod tests {
             };
             let sliced =
                 Bounds { loom_slices: Some(Slices { count: 6, depth: 2, width: 3 }), ..Bounds::defaults(tier) };
-            for b in
-                [Bounds::defaults(tier), bench, Bounds::defaults(tier).with_loom_preemptions(None), reduced, sliced]
-            {
+            let unreduced = Bounds { loom_source_sets: false, ..Bounds::defaults(tier).with_loom_preemptions(None) };
+            let unbounded = Bounds::defaults(tier).with_loom_preemptions(None);
+            for b in [Bounds::defaults(tier), bench, unbounded, reduced, sliced, unreduced] {
                 let env = bounds_env(&b);
                 let var = |k: &str| env.iter().find(|(name, _)| *name == k).map(|(_, v)| v.clone());
                 assert_eq!(Bounds::with_overrides(tier, var).unwrap(), b);

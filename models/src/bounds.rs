@@ -8,8 +8,8 @@
 //! | `WBCHECK_PCT_DEPTH` | PCT bug depth | 3 | 3 | 3 |
 //! | `WBCHECK_SEED` | seed of the shuttle schedulers (runs are deterministic) | 1 | 1 | 1 |
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
-//! | `WBCHECK_LOOM_SOURCE_SETS` | `on`: source sets in a search without a preemption bound (one initial of a race's reversal, not every one); they turn off the start-wake reduction (`WBCHECK_LOOM_START_WAKES`), with which they lost final states | off | off | off |
-//! | `WBCHECK_LOOM_START_WAKES` | `on`: a thread's start wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, a start touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) and source sets do not (they restore the wake) | off | off | off |
+//! | `WBCHECK_LOOM_SOURCE_SETS` | `off`: no source sets in a search without a preemption bound (for comparison: the default backtracks to one initial of a race's reversal, not every one, and to none when one is explored or asleep there) | on | on | on |
+//! | `WBCHECK_LOOM_START_WAKES` | `on`: a thread's start wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, a start touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) | off | off | off |
 //! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
@@ -69,9 +69,8 @@ pub struct Bounds {
     /// `Builder::bounded_sleep_sets`), from `WBCHECK_LOOM_SLEEP_SETS=bounded`; off by default.
     pub loom_bounded_sleep: bool,
     /// loom: source sets in a search without a preemption bound (the vendored loom's
-    /// `Builder::source_sets`), from `WBCHECK_LOOM_SOURCE_SETS=on`; off by default: with them a
-    /// thread's start wakes the sleep sets (together they lost final states), and the start-wake
-    /// reduction alone explores several times fewer executions. No effect under a bound.
+    /// `Builder::source_sets`); on by default, `WBCHECK_LOOM_SOURCE_SETS=off` turns them off.
+    /// No effect under a bound.
     pub loom_source_sets: bool,
     /// loom: a thread's end and its join race, as upstream loom has it (the vendored loom's
     /// `Builder::join_races`), from `WBCHECK_LOOM_JOIN_RACES=on`; off by default (they cannot
@@ -150,7 +149,7 @@ impl Bounds {
             seed: 1,
             loom_units: None,
             loom_bounded_sleep: false,
-            loom_source_sets: false,
+            loom_source_sets: true,
             loom_join_races: false,
             loom_start_wakes: false,
             loom_slices: None,
@@ -238,10 +237,10 @@ impl Bounds {
         )?;
         b.loom_source_sets = switch(
             "WBCHECK_LOOM_SOURCE_SETS",
-            false,
+            true,
             "off",
             "on",
-            "on (source sets in a search without a preemption bound) or off (the default)",
+            "on (source sets in a search without a preemption bound, the default) or off",
         )?;
         b.loom_join_races = switch(
             "WBCHECK_LOOM_JOIN_RACES",

@@ -151,6 +151,26 @@ fn c11_programs_reach_the_same_final_states_with_source_sets() {
     assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
 }
 
+/// A race's reversal needs the store a read in it reads: the read's clock in `Path::initials`
+/// must hold that store's, joined when the read runs, after its branch. Before, it did not, so the
+/// read's thread counted as an initial, and asleep there (its start woke nobody), it stood for the
+/// reversal: source sets lost T2's load of y after T0's store (and 2 of the second program's 20
+/// states; it came from c11_differential.rs run with `LOOM_SOURCE_SETS=1`).
+#[test]
+fn source_sets_see_the_store_a_read_reads() {
+    for text in [
+        "T0: x.load(); y.store(2)\nT1: lock(m1); x.store(2); unlock(m1)\nT2: lock(m1); x.load(); unlock(m1); y.load()",
+        "T0: x.cas(2, 2); y.cas(2, 2, acq, rlx); fence(sc); fence(acq_rel); y.fetch_add(2, acq_rel)\n\
+         T1: lock(m1); x.store(2, rel); unlock(m1)\n\
+         T2: lock(m1); x.load(); unlock(m1); y.store(3, rel); y.cas(2, 1, sc, rlx)",
+    ] {
+        let p = wb_models::c11::program::Program::parse(text).unwrap();
+        let (without, with) = (loom_outcomes_source(&p, false), loom_outcomes_source(&p, true));
+        assert_eq!(without.outcomes, with.outcomes, "final states with source sets differ:\n{p}");
+        assert_eq!(without.graphs, with.graphs, "execution graphs with source sets differ:\n{p}");
+    }
+}
+
 #[test]
 fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
     let (mut plain, mut reduced) = (0u64, 0u64);
@@ -160,13 +180,8 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
     for scenario in registry::scenarios() {
         let info = scenario.info();
         for revision in info.revisions.iter().filter(|r| !endless(info.name, r.name)) {
-            // Source sets against the search they reduce: a thread's start wakes the sleep sets
-            // in both (source sets turn the start-wake reduction off).
-            let bounds = Bounds {
-                loom_units: Some(vec![0]),
-                loom_start_wakes: true,
-                ..Bounds::defaults(Tier::Quick).with_loom_preemptions(None)
-            };
+            let bounds =
+                Bounds { loom_units: Some(vec![0]), ..Bounds::defaults(Tier::Quick).with_loom_preemptions(None) };
             let run = |loom_source_sets| {
                 scenario.run(revision.name, Checker::Loom, &Bounds { loom_source_sets, ..bounds.clone() }).unwrap()
             };
@@ -183,9 +198,9 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
                 scenario.loom_graphs(revision.name, &Bounds { loom_join_races: true, ..bounds.clone() }).unwrap();
             assert_eq!(joins.graphs, with_graphs.graphs, "{name}: execution graphs with the join race");
             let starts =
-                scenario.loom_graphs(revision.name, &Bounds { loom_start_wakes: false, ..bounds.clone() }).unwrap();
-            assert_eq!(starts.graphs, with_graphs.graphs, "{name}: execution graphs without start wakes");
-            (woken, quiet) = (woken + without_graphs.executions, quiet + starts.executions);
+                scenario.loom_graphs(revision.name, &Bounds { loom_start_wakes: true, ..bounds.clone() }).unwrap();
+            assert_eq!(starts.graphs, with_graphs.graphs, "{name}: execution graphs with start wakes");
+            (woken, quiet) = (woken + starts.executions, quiet + without_graphs.executions);
             // The search against itself: a bounded search reaches no graph the unbounded one
             // misses. It failed on dontcache-kick `v7` (22 of 44 graphs) and per-block-charge
             // `series` (21 of 45) while a task's index came from a std lock's order, which
@@ -201,7 +216,9 @@ fn every_scenario_reaches_the_same_verdicts_with_source_sets() {
     eprintln!("every finishing revision's first unit: {plain} executions without source sets, {reduced} with");
     eprintln!("without source sets: {woken} executions with start wakes, {quiet} without");
     assert!(quiet <= woken, "{quiet} executions without start wakes, {woken} with");
-    assert!(reduced < plain, "{reduced} executions with source sets, {plain} without");
+    // No fewer on these small searches since the start-wake reduction; fewer on larger ones
+    // (docs/performance.md, "Depth").
+    assert!(reduced <= plain, "{reduced} executions with source sets, {plain} without");
 }
 
 #[test]

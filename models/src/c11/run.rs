@@ -161,11 +161,7 @@ pub fn loom_outcomes_bounded(p: &Program, bound: usize, bounded_sleep_sets: bool
 /// Every final state loom reaches with no preemption bound, with or without the vendored loom's
 /// source sets (`Builder::source_sets`: the reduction is compared with the search it reduces).
 pub fn loom_outcomes_source(p: &Program, source_sets: bool) -> Reached {
-    loom_search(p, move |b| {
-        b.source_sets = source_sets;
-        // As with source sets: a thread's start wakes the sleep sets (`Builder::start_wakes`).
-        b.start_wakes = true;
-    })
+    loom_search(p, move |b| b.source_sets = source_sets)
 }
 
 /// Every final state loom reaches within `bound` (none: unbounded), with a thread's end racing

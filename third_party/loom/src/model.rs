@@ -80,10 +80,8 @@ pub struct Builder {
     /// Let a thread's start wake every sleeping thread, as upstream does. A start (the thread's
     /// first step) runs only the thread's own code up to its first operation, so it depends on no
     /// sleeping thread's operation, and by default it wakes none. (A return from a yield or park,
-    /// also a step without an operation, wakes every one either way.) Not with `source_sets`
-    /// without a bound, where a start wakes every sleeping thread either way: together they
-    /// lost final states. For comparing the two searches (PATCHED.md of wbcheck's vendored
-    /// copy).
+    /// also a step without an operation, wakes every one either way.) For comparing the two
+    /// searches (PATCHED.md of wbcheck's vendored copy).
     ///
     /// Defaults to whether the `LOOM_START_WAKES` environment variable is set.
     pub start_wakes: bool,

@@ -58,6 +58,10 @@ pub(crate) struct Execution {
     /// A read woken by stores may read the last store before it fell asleep (`Builder::loose_wakes`).
     pub(crate) loose_wakes: bool,
 
+    /// The branch the active thread's step runs from: its `ran` clock takes the clocks of the
+    /// stores the step's read joins.
+    ran_at: Option<usize>,
+
     /// A thread's start wakes every sleeping thread (`Builder::start_wakes`).
     pub(crate) start_wakes: bool,
 }
@@ -117,6 +121,7 @@ impl Execution {
             join_races: false,
             loose_wakes: false,
             start_wakes: false,
+            ran_at: None,
         }
     }
 
@@ -189,6 +194,7 @@ impl Execution {
             join_races,
             loose_wakes,
             start_wakes,
+            ran_at: None,
         })
     }
 
@@ -205,6 +211,12 @@ impl Execution {
         // Implementation of the DPOR algorithm.
 
         let curr_thread = self.threads.active_id();
+
+        // The step from the last branch has run: a read in it joined the DPOR clock of the store
+        // it read (`Atomic::read`), an order `Path::initials` must see.
+        if let Some(pos) = self.ran_at.take() {
+            self.path.set_ran(pos, Some(self.threads.active().dpor_vv));
+        }
 
         let sleep_in = self
             .sleep
@@ -348,8 +360,7 @@ impl Execution {
             // waking on it lost graphs under a bound (PATCHED.md). The running thread has
             // started, the model's thread included.
             self.threads.active_mut().started = true;
-            // Not with source sets: together they lost final states (PATCHED.md).
-            let quiet_start = !self.start_wakes && !self.path.wakes_first() && !self.threads[next].started;
+            let quiet_start = !self.start_wakes && !self.threads[next].started;
             self.threads[next].started = true;
             for slept in self.sleep.iter_mut() {
                 let wake = match (slept.as_ref(), op.as_ref()) {
@@ -397,10 +408,15 @@ impl Execution {
                 });
             dpor_vv[th_id] += 1;
             threads.active_mut().dpor_vv = dpor_vv;
-            self.path.set_ran(path_id, dpor_vv);
+            self.path.set_ran(path_id, Some(dpor_vv));
+            self.ran_at = Some(path_id);
 
             self.objects
                 .set_last_access(operation, th_id.as_usize(), path_id, &dpor_vv);
+        } else {
+            // A start, or a return from a yield or park: no operation (and no clock left from
+            // an earlier execution's branch here).
+            self.path.set_ran(path_id, None);
         }
 
         // Reactivate yielded threads, but only if the current active thread is

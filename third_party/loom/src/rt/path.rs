@@ -107,8 +107,9 @@ pub(crate) struct Schedule {
     /// `i`'s operations from this branch on.
     clock: [u16; MAX_THREADS],
 
-    /// The DPOR clock of the operation the active thread runs from this branch.
-    ran: VersionVec,
+    /// The DPOR clock of the operation the active thread runs from this branch, the clock of the
+    /// store it reads joined; none for a step without an operation.
+    ran: Option<VersionVec>,
 
     /// A bit per thread: exploring that thread from this branch, the preemption bound refused a
     /// backtracking point below (its subtree is not every execution beginning with it), so it
@@ -398,7 +399,7 @@ impl Path {
                 prev,
                 sleep,
                 clock,
-                ran: VersionVec::new(),
+                ran: None,
                 cut: 0,
                 switch: None,
                 exploring: self.explores_new(),
@@ -591,7 +592,7 @@ impl Path {
     }
 
     /// Record the DPOR clock of the operation run from the schedule branch at `pos`.
-    pub(super) fn set_ran(&mut self, pos: usize, ran: VersionVec) {
+    pub(super) fn set_ran(&mut self, pos: usize, ran: Option<VersionVec>) {
         if let Some(schedule) = object::Ref::from_usize(pos).downcast::<Schedule>(&self.branches) {
             schedule.get_mut(&mut self.branches).ran = ran;
         }
@@ -612,10 +613,10 @@ impl Path {
                 continue;
             }
             let schedule = schedule.get(&self.branches);
-            if let Some(i) = schedule.active_thread_index() {
+            if let (Some(i), Some(ran)) = (schedule.active_thread_index(), schedule.ran) {
                 let slot = &mut first[i as usize];
                 if slot.is_none() {
-                    *slot = Some(schedule.ran);
+                    *slot = Some(ran);
                 }
             }
         }
