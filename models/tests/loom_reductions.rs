@@ -20,6 +20,7 @@
 //! |---|---|
 //! | `c11_programs_reach_the_same_final_states_with_source_sets` | the final states of 200 generated c11 programs (3 threads, 3 operations, 2 locations, mutexes): equal |
 //! | `every_scenario_reaches_the_same_verdicts_with_source_sets` | every scenario's every revision on its first configuration and placement, but the searches no machine finishes (wb-pin's, per-block-charge's `mkclean-nosync` pair): the verdict, the violated properties and the execution graphs (equal); and every graph the bound-2 search reaches is among the unbounded search's |
+//! | `source_sets_see_the_store_a_read_reads` | the two programs that lost states while a read's clock in the initials lacked the store it reads (the vendored loom's fourteenth patch): equal final states and graphs |
 //!
 //! c11_differential.rs, c11_controls.rs and the campaign (`wbcheck c11 campaign`) run with them
 //! when `LOOM_SOURCE_SETS` is set (loom's `Builder::new` reads it), as `.ci/run` does.
