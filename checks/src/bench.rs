@@ -262,7 +262,16 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
         size_sweep.push((ops, points));
     }
 
-    // 3. Write the report.
+    // 3. Executions per execution graph, at each scenario's own bound.
+    let mut graphs = Vec::new();
+    for s in &plan.scenarios {
+        progress(&format!("loom graphs: {}", s.info().name));
+        for rev in &s.info().revisions {
+            graphs.push(graph_row(*s, rev.name, &plan.bounds)?);
+        }
+    }
+
+    // 4. Write the report.
     let mut md = String::new();
     let total_secs = started.elapsed().as_secs_f64();
     report_header(&mut md, opts, &plan, total_secs);
@@ -270,6 +279,7 @@ pub fn run(opts: &BenchOptions, mut progress: impl FnMut(&str)) -> Result<(), St
     report_seeds(&mut md, &over_seeds);
     report_time_to_bug(&mut md, &det, &shuttle_rows);
     report_sweeps(&mut md, &opts.out, &bound_sweeps, &size_sweep, &plan)?;
+    report_graphs(&mut md, &graphs);
     report_criterion(&mut md, &opts.criterion);
     let path = opts.out.join("performance.md");
     write_page(&path, &md)?;
@@ -415,6 +425,77 @@ fn report_matrix(
 
 /// Whether each shuttle row reached the same verdict with every seed (what `wbcheck matrix --seeds
 /// N` checks).
+/// One loom row's whole search at its bound, counted three ways.
+struct GraphRow {
+    scenario: &'static str,
+    revision: &'static str,
+    preemptions: Option<usize>,
+    executions: u64,
+    /// Distinct execution graphs (`loom::graph_id`), summed over the row's units.
+    graphs: usize,
+    /// Distinct behaviours (each task's steps and values read), summed over the units.
+    behaviours: usize,
+    /// A loom time or permutation limit cut a unit's search short: the counts are lower bounds.
+    cut: bool,
+}
+
+/// The row's search at the bound its matrix row uses, unit by unit, run in full (no ranking, not
+/// stopping at a violation), recording each execution's graph and behaviour.
+fn graph_row(s: &dyn Scenario, revision: &'static str, bounds: &Bounds) -> Result<GraphRow, String> {
+    let mut row = GraphRow {
+        scenario: s.info().name,
+        revision,
+        preemptions: None,
+        executions: 0,
+        graphs: 0,
+        behaviours: 0,
+        cut: false,
+    };
+    for unit in 0..s.loom_units(revision, bounds)? {
+        let g = s.loom_graphs(revision, &Bounds { loom_units: Some(vec![unit]), ..bounds.clone() })?;
+        row.executions += g.executions;
+        row.graphs += g.graphs.len();
+        row.behaviours += g.behaviours.len();
+        row.preemptions = g.preemptions;
+        row.cut |= g.bounded;
+    }
+    Ok(row)
+}
+
+/// How far each loom row's search is from one execution per graph: the floor a search exploring
+/// one execution per reads-from and modification-order graph (GenMC's) would run at the same bound.
+fn report_graphs(md: &mut String, rows: &[GraphRow]) {
+    let _ = writeln!(md, "## Executions per execution graph
+");
+    let _ = writeln!(
+        md,
+        "Each loom row's whole search at its matrix bound, unit by unit, in full (not ranked, not stopped at a \
+         violation): its executions, its distinct execution graphs (`loom::graph_id`: the store each read reads, each \
+         modification order, each lock order, each choice) and its distinct behaviours (each task's steps with the \
+         values it read). A search running one execution per graph would run the graph count; sleep sets are off under \
+         a bound, so the bounded search runs some graphs several times.\n"
+    );
+    let _ = writeln!(md, "| scenario | revision | bound | executions | graphs | per graph | behaviours |");
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|");
+    let per = |e: u64, g: usize| if g == 0 { 0.0 } else { e as f64 / g as f64 };
+    for r in rows {
+        let _ = writeln!(
+            md,
+            "| {} | {}{} | {} | {} | {} | {:.1} | {} |",
+            r.scenario,
+            r.revision,
+            if r.cut { " (cut short by a loom limit: at least)" } else { "" },
+            r.preemptions.map_or("none".to_string(), |p| p.to_string()),
+            r.executions,
+            r.graphs,
+            per(r.executions, r.graphs),
+            r.behaviours
+        );
+    }
+    let (e, g, b) = rows.iter().fold((0, 0, 0), |(e, g, b), r| (e + r.executions, g + r.graphs, b + r.behaviours));
+    let _ = writeln!(md, "| **all** | | | **{e}** | **{g}** | **{:.1}** | **{b}** |\n", per(e, g));
+}
+
 fn report_seeds(md: &mut String, m: &SeedMatrix) {
     let _ = writeln!(md, "## Shuttle verdicts over seeds\n");
     let _ = writeln!(

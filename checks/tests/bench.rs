@@ -28,6 +28,7 @@ fn quick_bench_writes_the_report_and_plots() {
         "## Time to the first counterexample, per buggy revision",
         "## loom: cost against the preemption bound",
         "## loom: dontcache-kick against threads and operations",
+        "## Executions per execution graph",
         "## The core's operations (criterion, std platform)",
     ] {
         assert!(md.contains(heading), "no {heading:?} in:\n{md}");
@@ -40,6 +41,19 @@ fn quick_bench_writes_the_report_and_plots() {
     let table = md.lines().filter(|l| l.starts_with("| dontcache-kick |") || l.starts_with("| percpu-counter |"));
     assert_eq!(count("rows,"), table.filter(|l| l.split('|').count() == 10).count(), "{line}");
     assert!(count("matching") <= count("rows,"), "{line}");
+    // Every loom row of the two scenarios is counted: executions >= graphs >= behaviours >= 1 (a
+    // graph fixes every value read, so it has one behaviour).
+    let graphs = md.split("## Executions per execution graph").nth(1).expect("graphs section");
+    let rows: Vec<Vec<&str>> = graphs
+        .lines()
+        .filter(|l| l.starts_with("| dontcache-kick |") || l.starts_with("| percpu-counter |"))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert!(rows.iter().any(|r| r[1] == "dontcache-kick") && rows.iter().any(|r| r[1] == "percpu-counter"), "{graphs}");
+    for r in &rows {
+        let n = |i: usize| -> u64 { r[i].parse().unwrap_or_else(|_| panic!("{r:?}")) };
+        assert!(n(4) >= n(5) && n(5) >= n(7) && n(7) >= 1, "{r:?}");
+    }
     for svg in ["perf_loom_dontcache-kick.svg", "perf_loom_percpu-counter.svg", "perf_loom_kick_size.svg"] {
         assert!(md.contains(&format!("]({svg})")), "{svg} not linked");
         let text = std::fs::read_to_string(out.join(svg)).expect("plot written");

@@ -98,6 +98,8 @@ pub struct GraphSearch {
     pub executions: u64,
     /// A time or permutation limit cut a unit's search short.
     pub bounded: bool,
+    /// The preemption bound searched (`None`: none).
+    pub preemptions: Option<usize>,
 }
 
 /// The whole search of the units `bounds.loom_units` selects at `bounds.loom_preemptions` alone
@@ -108,7 +110,7 @@ pub fn loom_graphs<M: Model>(model: &M, bounds: &Bounds) -> GraphSearch {
     let runs = loom_runs(model);
     let phase = bounds.loom_preemptions.map_or(Phase::Unbounded, Phase::Bound);
     let sink = Arc::new(Mutex::new(Graphs::default()));
-    let mut out = GraphSearch::default();
+    let mut out = GraphSearch { preemptions: bounds.loom_preemptions, ..GraphSearch::default() };
     for unit in selected_units(&runs, bounds).1 {
         let (search, _) = search_unit(&runs, unit, phase, bounds, &BTreeSet::new(), usize::MAX, Some(&sink));
         out.executions += search.executions;
