@@ -465,8 +465,11 @@ fn graph_row(s: &dyn Scenario, revision: &'static str, bounds: &Bounds) -> Resul
 /// How far each loom row's search is from one execution per graph: the floor a search exploring
 /// one execution per reads-from and modification-order graph (GenMC's) would run at the same bound.
 fn report_graphs(md: &mut String, rows: &[GraphRow]) {
-    let _ = writeln!(md, "## Executions per execution graph
-");
+    let _ = writeln!(
+        md,
+        "## Executions per execution graph
+"
+    );
     let _ = writeln!(
         md,
         "Each loom row's whole search at its matrix bound, unit by unit, in full (not ranked, not stopped at a \
