@@ -131,6 +131,9 @@ fn bounds_env(b: &Bounds) -> Vec<(&'static str, String)> {
     if b.loom_join_races {
         env.push(("WBCHECK_LOOM_JOIN_RACES", "on".into()));
     }
+    if b.loom_free_switches {
+        env.push(("WBCHECK_LOOM_FREE_SWITCHES", "on".into()));
+    }
     if b.loom_start_wakes {
         env.push(("WBCHECK_LOOM_START_WAKES", "on".into()));
     }
@@ -158,6 +161,7 @@ mod tests {
                 loom_source_sets: true,
                 loom_join_races: true,
                 loom_start_wakes: true,
+                loom_free_switches: true,
                 ..Bounds::defaults(tier)
             };
             let sliced =

@@ -10,6 +10,7 @@
 //! | `WBCHECK_LOOM_SLEEP_SETS` | `bounded`: sleep sets under the preemption bound too | off | off | off |
 //! | `WBCHECK_LOOM_SOURCE_SETS` | `off`: no source sets in a search without a preemption bound (for comparison: the default backtracks to one initial of a race's reversal, not every one, and to none when one is explored or asleep there) | on | on | on |
 //! | `WBCHECK_LOOM_START_WAKES` | `on`: a thread's start wakes every thread in the sleep sets, as upstream loom has it (for comparison: the default wakes none, a start touching nothing a sleeping thread's operation does); only where sleep sets run (no bound, or `WBCHECK_LOOM_SLEEP_SETS=bounded`) | off | off | off |
+//! | `WBCHECK_LOOM_FREE_SWITCHES` | `on`: at a branch whose preemptions reached the bound, also explore the switches that cost none (the running thread blocked or ended), where upstream loom explores only the thread that yielded least (the search within the bound then leaves out no execution for that reason: docs/findings.md) | off | off | off |
 //! | `WBCHECK_LOOM_JOIN_RACES` | `on`: a thread's end races with its join, as upstream loom has it (for comparison: the default explores no other thread before the end on that account) | off | off | off |
 //! | `WBCHECK_LOOM_SLICES` | `COUNT[:DEPTH[:WIDTH]]`: split each loom unit's search by schedule prefix ([`Slices`]) | off | off | off |
 //!
@@ -80,6 +81,12 @@ pub struct Bounds {
     /// (the vendored loom's `Builder::start_wakes`), from `WBCHECK_LOOM_START_WAKES=on`; off by
     /// default. Only where sleep sets run: without a bound, or under one with `loom_bounded_sleep`.
     pub loom_start_wakes: bool,
+    /// Under a preemption bound, a branch whose preemptions reached the bound also explores the
+    /// switches that cost none (its running thread blocked or ended), as iterative context
+    /// bounding does (the vendored loom's `Builder::free_switches`), from
+    /// `WBCHECK_LOOM_FREE_SWITCHES=on`; off by default (upstream's bound, which explores only the
+    /// first thread there).
+    pub loom_free_switches: bool,
     /// loom: each unit's search split by schedule prefix into slices, each a unit of its own
     /// ([`Slices`]), from `WBCHECK_LOOM_SLICES`; `None` by default.
     pub loom_slices: Option<Slices>,
@@ -152,6 +159,7 @@ impl Bounds {
             loom_source_sets: true,
             loom_join_races: false,
             loom_start_wakes: false,
+            loom_free_switches: false,
             loom_slices: None,
         }
     }
@@ -256,6 +264,13 @@ impl Bounds {
             "on",
             "on (a thread's start wakes every sleeping thread, as upstream loom has it) or off (the default)",
         )?;
+        b.loom_free_switches = switch(
+            "WBCHECK_LOOM_FREE_SWITCHES",
+            false,
+            "off",
+            "on",
+            "on (at the preemption bound, switches that cost no preemption are explored too) or off (the default)",
+        )?;
         if let Some(v) = var("WBCHECK_LOOM_SLICES") {
             b.loom_slices = Some(Slices::parse(&v)?);
             if b.loom_bounded_sleep {
@@ -333,6 +348,11 @@ mod tests {
         assert!(starts("on").unwrap().loom_start_wakes);
         assert!(!starts("off").unwrap().loom_start_wakes);
         assert!(starts("1").unwrap_err().contains("WBCHECK_LOOM_START_WAKES"));
+        let free =
+            |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_FREE_SWITCHES").then(|| v.into()));
+        assert!(free("on").unwrap().loom_free_switches);
+        assert!(!free("off").unwrap().loom_free_switches);
+        assert!(free("yes").unwrap_err().contains("WBCHECK_LOOM_FREE_SWITCHES"));
         let slices = |v: &str| Bounds::with_overrides(Tier::Quick, |k| (k == "WBCHECK_LOOM_SLICES").then(|| v.into()));
         let default = Slices { count: 8, depth: Slices::DEFAULT_DEPTH, width: Slices::DEFAULT_WIDTH };
         assert_eq!(slices("8").unwrap().loom_slices, Some(default));

@@ -59,13 +59,23 @@
 //! | `every_scenario_reaches_the_same_verdicts_without_start_wakes` | every scenario's every revision's first unit at bound 2 (wb-pin 1) with sleep sets under the bound: the verdicts, smallest bounds and graphs, none lost |
 //! | `every_unit_reaches_the_same_graphs_without_start_wakes` | opt-in (`WBCHECK_REDUCTION_UNITS=all`, minutes): every unit of every scenario's every revision, one by one, at the quick tier's bound with sleep sets under it: no graph lost |
 //! | `every_unit_without_a_bound_reaches_the_same_behaviours_without_start_wakes` | opt-in (`WBCHECK_REDUCTION_UNBOUNDED=SECS`, hours; `WBCHECK_REDUCTION_SCENARIO=NAME` for one scenario): every quick-tier unit without a bound, each search limited to SECS: where both finish, the same behaviours (each task's steps and values read; graphs may differ in a wait loop's polls) |
+//!
+//! Free switches at the bound (`Builder::free_switches`, `WBCHECK_LOOM_FREE_SWITCHES=on`) widen
+//! the bounded search rather than reduce it: at a branch whose preemptions reached the bound they
+//! explore the switches that cost none, which upstream's bound leaves out. The wider search must
+//! reach everything upstream's does, and more:
+//!
+//! | test | compares, with upstream's bound and with free switches |
+//! |---|---|
+//! | `c11_programs_reach_more_with_free_switches` | 200 generated c11 programs (3 threads of 5 operations, 2 locations, mutexes) at bounds 0, 1, 2: no final state or graph lost, and some graph gained |
+//! | `every_scenario_reaches_at_least_as_much_with_free_switches` | every scenario's every revision's first unit at bound 1: every violated property and graph kept |
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};
 use wb_models::c11::gen::{program, Seeded, Shape};
 use wb_models::c11::run::{
-    loom_outcomes, loom_outcomes_bounded, loom_outcomes_join_races, loom_outcomes_loose_wakes, loom_outcomes_sliced,
-    loom_outcomes_source, loom_outcomes_start_wakes,
+    loom_outcomes, loom_outcomes_bounded, loom_outcomes_free_switches, loom_outcomes_join_races,
+    loom_outcomes_loose_wakes, loom_outcomes_sliced, loom_outcomes_source, loom_outcomes_start_wakes,
 };
 use wb_models::outcome::Checker;
 use wb_models::registry;
@@ -452,4 +462,65 @@ fn every_unit_without_a_bound_reaches_the_same_behaviours_without_start_wakes() 
         }
     }
     eprintln!("{compared} units compared ({unfinished} not; {polls} with the same behaviours in different graphs): {woken} executions with start wakes, {quiet} without");
+}
+
+/// Free switches at the bound (`Builder::free_switches`, `WBCHECK_LOOM_FREE_SWITCHES=on`): at a
+/// branch whose preemptions reached the bound, upstream explores only the first thread, also where
+/// the running thread blocked or ended and another thread costs no preemption. The search that
+/// explores them widens upstream's: on 200 generated c11 programs at bounds 0, 1, 2 (3 threads of
+/// 5 operations, 2 locations, mutexes: blocking is where free switches happen) it reaches every
+/// final state and graph upstream's does, and more somewhere (the executions upstream's bound
+/// leaves out though they need no more preemptions).
+#[test]
+fn c11_programs_reach_more_with_free_switches() {
+    let shape = Shape { max_threads: 3, max_ops: 5, max_locs: 2, mutexes: true, sc_accesses: true };
+    let programs: u64 = std::env::var("WBCHECK_REDUCTION_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let (mut plain, mut wide, mut more_graphs, mut more_states) = (0u64, 0u64, 0usize, 0usize);
+    for i in 0..programs {
+        let p = program(&mut Seeded::new(55_000 + i), shape);
+        for bound in 0..=2 {
+            let (upstream, free) =
+                (loom_outcomes_free_switches(&p, bound, false), loom_outcomes_free_switches(&p, bound, true));
+            let lost: Vec<_> = upstream.outcomes.difference(&free.outcomes).collect();
+            assert!(lost.is_empty(), "program {i} at bound {bound} loses {lost:?} with free switches:\n{p}");
+            let lost = upstream.graphs.difference(&free.graphs).count();
+            assert_eq!(lost, 0, "program {i} at bound {bound} loses {lost} execution graphs with free switches:\n{p}");
+            more_graphs += free.graphs.difference(&upstream.graphs).count();
+            more_states += free.outcomes.difference(&upstream.outcomes).count();
+            (plain, wide) = (plain + upstream.executions, wide + free.executions);
+        }
+    }
+    eprintln!(
+        "{} searches: {plain} executions with upstream's bound, {wide} with free switches; {more_graphs} more graphs, {more_states} more final states",
+        programs * 3
+    );
+    assert!(more_graphs > 0, "free switches reached no graph upstream's bound leaves out");
+}
+
+/// Every scenario's every revision on its first configuration and placement at bound 1 with free
+/// switches at the bound: every property the search with upstream's bound violates is violated,
+/// and every graph it reaches is reached.
+#[test]
+fn every_scenario_reaches_at_least_as_much_with_free_switches() {
+    let (mut plain, mut wide) = (0u64, 0u64);
+    for scenario in registry::scenarios() {
+        let info = scenario.info();
+        for revision in &info.revisions {
+            let bounds =
+                Bounds { loom_units: Some(vec![0]), ..Bounds::defaults(Tier::Quick).with_loom_preemptions(Some(1)) };
+            let graphs = |loom_free_switches| {
+                scenario.loom_graphs(revision.name, &Bounds { loom_free_switches, ..bounds.clone() }).unwrap()
+            };
+            let (upstream, free) = (graphs(false), graphs(true));
+            let name = format!("{} {}", info.name, revision.name);
+            assert!(!upstream.bounded && !free.bounded, "{name}: a search hit a limit");
+            assert!(upstream.violated.is_subset(&free.violated), "{name}: violated properties");
+            let lost = upstream.graphs.difference(&free.graphs).count();
+            assert_eq!(lost, 0, "{name}: {lost} of {} execution graphs lost", upstream.graphs.len());
+            (plain, wide) = (plain + upstream.executions, wide + free.executions);
+        }
+    }
+    eprintln!(
+        "every revision's first unit at bound 1: {plain} executions with upstream's bound, {wide} with free switches"
+    );
 }

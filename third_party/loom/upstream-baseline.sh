@@ -13,7 +13,7 @@ dir=${1:?usage: upstream-baseline.sh DIR}
 mkdir -p "$dir"
 cp -r "$here/Cargo.toml" "$here/src" "$here/tests" "$dir/"
 cd "$dir"
-for p in initials start-wakes thread-index wakes graphs join speed-2 source-sets split bounded-sleep speed completeness choose rc11; do
+for p in free-switches initials start-wakes thread-index wakes graphs join speed-2 source-sets split bounded-sleep speed completeness choose rc11; do
     patch -R -p1 -s < "$here/loom-0.7.3-$p.patch"
 done
 patch -p1 -s < "$here/upstream-api.patch"

@@ -185,6 +185,16 @@ pub fn loom_outcomes_loose_wakes(p: &Program, bound: Option<usize>, loose_wakes:
     })
 }
 
+/// Every final state loom reaches within preemption bound `bound`, with the switches that cost no
+/// preemption explored at the bound too or not (`Builder::free_switches`: the wider search is
+/// compared with upstream's).
+pub fn loom_outcomes_free_switches(p: &Program, bound: usize, free_switches: bool) -> Reached {
+    loom_search(p, move |b| {
+        b.preemption_bound = Some(bound);
+        b.free_switches = free_switches;
+    })
+}
+
 /// Every final state loom reaches within `bound` (none: unbounded; with a bound, sleep sets under
 /// it), with a thread's start waking every sleeping thread as upstream loom has it, or none
 /// (`Builder::start_wakes`: the two are compared).

@@ -209,6 +209,7 @@ fn builder(bounds: &Bounds, preemptions: Option<usize>, slice: usize) -> loom::m
     builder.source_sets = bounds.loom_source_sets;
     builder.join_races = bounds.loom_join_races;
     builder.start_wakes = bounds.loom_start_wakes;
+    builder.free_switches = bounds.loom_free_switches;
     if let Some(slices) = bounds.loom_slices {
         (builder.split_depth, builder.split_width) = (slices.depth, slices.width);
         (builder.slices, builder.slice) = (slices.count, slice);
@@ -247,6 +248,7 @@ fn search_unit<M: Model>(
         source_sets: bounds.loom_source_sets && preemptions.is_none(),
         join_races: bounds.loom_join_races,
         start_wakes: bounds.loom_start_wakes && (preemptions.is_none() || bounds.loom_bounded_sleep),
+        free_switches: bounds.loom_free_switches && preemptions.is_some(),
         slice,
         first_execution: 0,
         rank: true,
@@ -322,6 +324,9 @@ fn loom_bounds<M: Model>(model: &M, bounds: &Bounds) -> Vec<(String, u64)> {
     if bounds.loom_start_wakes && (bounds.loom_preemptions.is_none() || bounds.loom_bounded_sleep) {
         v.push(("start_wakes".into(), 1));
     }
+    if bounds.loom_preemptions.is_some() && bounds.loom_free_switches {
+        v.push(("free_switches".into(), 1));
+    }
     v
 }
 
@@ -345,6 +350,10 @@ pub struct LoomHandle {
     /// waking every sleeping thread (`WBCHECK_LOOM_START_WAKES=on`), which numbers its executions
     /// differently: written `+starts` before any `+joins`.
     pub start_wakes: bool,
+    /// The search under a preemption bound explored the switches that cost no preemption at the
+    /// bound (`WBCHECK_LOOM_FREE_SWITCHES=on`), which numbers its executions differently: written
+    /// `+free` after the bound (and its `s`).
+    pub free_switches: bool,
     /// The slice of a search split by schedule prefix: which, and the split.
     pub slice: Option<(usize, Slices)>,
     /// 1-based, within the variant and placement's run (within its slice when split).
@@ -358,15 +367,17 @@ impl LoomHandle {
         let sleeps = self.preemptions.is_none() || self.bounded_sleep;
         let starts = if self.start_wakes && sleeps { "+starts" } else { "" };
         let joins = if self.join_races { "+joins" } else { "" };
-        let p =
-            self.preemptions.map_or(format!("none{source}{starts}{joins}"), |p| format!("{p}{sleep}{starts}{joins}"));
+        let free = if self.free_switches && self.preemptions.is_some() { "+free" } else { "" };
+        let p = self
+            .preemptions
+            .map_or(format!("none{source}{starts}{joins}"), |p| format!("{p}{sleep}{free}{starts}{joins}"));
         let slice = self.slice.map_or(String::new(), |(i, s)| format!("{i}/{}@{}w{}:", s.count, s.depth, s.width));
         format!("loom1:{}:{}:{}:{p}:{slice}{}", self.tier.name(), self.variant, self.placement, self.execution)
     }
 
     pub fn decode(s: &str) -> Result<LoomHandle, String> {
         let bad = |why: &str| {
-            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s]|none[+source][+starts][+joins]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
+            format!("malformed loom replay handle '{s}': {why} (expected loom1:TIER:VARIANT:PLACEMENT:PREEMPTIONS[s][+free]|none[+source][+starts][+joins]:[SLICE/SLICES@DEPTHwWIDTH:]EXECUTION)")
         };
         let fields: Vec<&str> = s.strip_prefix("loom1:").ok_or_else(|| bad("no loom1: prefix"))?.split(':').collect();
         let (tier, variant, placement, preemptions, slice, execution) = match fields[..] {
@@ -399,6 +410,11 @@ impl LoomHandle {
             Some(bound) => (bound, true),
             None => (preemptions, false),
         };
+        let (preemptions, free_switches) = match preemptions.strip_suffix("+free") {
+            Some("none") => return Err(bad("+free follows a preemption bound only")),
+            Some(bound) => (bound, true),
+            None => (preemptions, false),
+        };
         let (preemptions, source_sets) = match preemptions.strip_suffix("+source") {
             Some("none") => ("none", true),
             Some(_) => return Err(bad("+source follows none only (source sets apply without a preemption bound)")),
@@ -427,6 +443,7 @@ impl LoomHandle {
             source_sets,
             join_races,
             start_wakes,
+            free_switches,
             slice,
             execution,
         })
@@ -463,6 +480,7 @@ pub fn replay_loom<M: Model>(model: &M, handle: &str, bounds: &Bounds) -> Result
         loom_source_sets: h.source_sets,
         loom_join_races: h.join_races,
         loom_start_wakes: h.start_wakes,
+        loom_free_switches: h.free_switches,
         loom_slices: h.slice.map(|(_, slices)| slices),
         ..bounds.clone()
     };
@@ -531,6 +549,7 @@ mod tests {
                 source_sets,
                 join_races,
                 start_wakes: false,
+                free_switches: preemptions == Some(3),
                 slice,
                 execution: 71_219,
             };
@@ -547,6 +566,7 @@ mod tests {
             (None, false, false, true, true, None, "loom1:quick:0:2:none+starts+joins:5"),
             (Some(2), true, false, true, true, None, "loom1:quick:0:2:2s+starts+joins:5"),
         ] {
+            let free_switches = false;
             let h = LoomHandle {
                 tier: Tier::Quick,
                 variant: 0,
@@ -556,7 +576,29 @@ mod tests {
                 source_sets,
                 join_races,
                 start_wakes,
+                free_switches,
                 slice,
+                execution: 5,
+            };
+            assert_eq!(h.encode(), encoded);
+            assert_eq!(LoomHandle::decode(encoded).unwrap(), h);
+        }
+        // Free switches at the bound: after the bound and its `s`, before `+starts`.
+        for (preemptions, bounded_sleep, start_wakes, encoded) in [
+            (Some(1), false, false, "loom1:quick:0:2:1+free:5"),
+            (Some(2), true, true, "loom1:quick:0:2:2s+free+starts:5"),
+        ] {
+            let h = LoomHandle {
+                tier: Tier::Quick,
+                variant: 0,
+                placement: 2,
+                preemptions,
+                bounded_sleep,
+                source_sets: false,
+                join_races: false,
+                start_wakes,
+                free_switches: true,
+                slice: None,
                 execution: 5,
             };
             assert_eq!(h.encode(), encoded);
@@ -575,6 +617,8 @@ mod tests {
             "loom1:quick:0:0:1+joins+source:2",
             "loom1:quick:0:0:1+starts:2",
             "loom1:quick:0:0:none+joins+starts:2",
+            "loom1:quick:0:0:none+free:2",
+            "loom1:quick:0:0:1+starts+free:2",
             "loom1:quick:0:0:1:0",
             "loom1:quick:0:0:1:8/8@2w1:1",
             "loom1:quick:0:0:1:1/8:1",

@@ -153,6 +153,8 @@ struct LoomRun {
     join_races: bool,
     /// A thread's start waking every sleeping thread, where sleep sets run.
     start_wakes: bool,
+    /// Switches that cost no preemption explored at the bound.
+    free_switches: bool,
     /// The slice of a split search.
     slice: Option<(usize, crate::bounds::Slices)>,
     /// The collector's execution count when this variant and placement's search began.
@@ -269,6 +271,7 @@ impl Collector {
                 source_sets: r.source_sets,
                 join_races: r.join_races,
                 start_wakes: r.start_wakes,
+                free_switches: r.free_switches,
                 slice: r.slice,
                 execution: self.outcome.executions - r.first_execution,
             }

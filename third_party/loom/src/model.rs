@@ -86,6 +86,16 @@ pub struct Builder {
     /// Defaults to whether the `LOOM_START_WAKES` environment variable is set.
     pub start_wakes: bool,
 
+    /// Under a preemption bound, explore at a branch whose preemptions reached the bound every
+    /// switch that costs none (the running thread blocked or ended there), as iterative context
+    /// bounding does (Musuvathi and Qadeer, PLDI 2007). Upstream explores only the first thread
+    /// there (the runnable one that yielded least), so an execution that switches there to
+    /// another thread is left out though it needs no more preemptions. For a search complete up
+    /// to the bound in that sense too, at a cost (PATCHED.md of wbcheck's vendored copy).
+    ///
+    /// Defaults to whether the `LOOM_FREE_SWITCHES` environment variable is set.
+    pub free_switches: bool,
+
     /// Split the search by schedule prefix. An execution's prefix is its choices at its first
     /// forks (branches with more than one alternative): up to `split_depth` of them, ending early
     /// at the `split_width`-th that does not take its first alternative. Those forks are explored
@@ -182,6 +192,7 @@ impl Builder {
         let join_races = env::var("LOOM_JOIN_RACES").is_ok();
         let loose_wakes = env::var("LOOM_LOOSE_WAKES").is_ok();
         let start_wakes = env::var("LOOM_START_WAKES").is_ok();
+        let free_switches = env::var("LOOM_FREE_SWITCHES").is_ok();
 
         let checkpoint_file = env::var("LOOM_CHECKPOINT_FILE")
             .map(|v| v.parse().expect("invalid value for `LOOM_CHECKPOINT_FILE`"))
@@ -198,6 +209,7 @@ impl Builder {
             join_races,
             loose_wakes,
             start_wakes,
+            free_switches,
             split_depth: 0,
             split_width: usize::MAX,
             slices: 1,
@@ -265,6 +277,7 @@ impl Builder {
         execution.join_races = self.join_races;
         execution.loose_wakes = self.loose_wakes;
         execution.start_wakes = self.start_wakes;
+        execution.path.free_switches = self.free_switches;
 
         let f = Arc::new(f);
 

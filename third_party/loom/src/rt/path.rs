@@ -19,6 +19,11 @@ pub(crate) struct Path {
     /// races are moot ([`Path::races_moot`]).
     source_sets: bool,
 
+    /// Under a preemption bound, a branch whose preemptions reached the bound still explores a
+    /// switch that costs none (its running thread blocked or ended: [`Schedule::at_bound`]),
+    /// where upstream explores only its first thread there (`Builder::free_switches`).
+    pub(crate) free_switches: bool,
+
     /// The current execution is sleep-set blocked: every thread that could run was asleep at
     /// one of its branches ([`Path::block`]).
     blocked: bool,
@@ -208,6 +213,7 @@ impl Path {
             preemption_bound,
             bounded_sleep,
             source_sets,
+            free_switches: false,
             blocked: false,
             pos: 0,
             branches: object::Store::with_capacity(max_branches),
@@ -465,7 +471,7 @@ impl Path {
             schedule.switch = switch;
 
             // One of a split search's first forks: every thread that may run here, now.
-            if schedule.exploring && forking && !schedule.at_bound(self.preemption_bound) {
+            if schedule.exploring && forking && !schedule.at_bound(self.preemption_bound, self.free_switches) {
                 for i in 0..MAX_THREADS {
                     if schedule.sleep & (1 << i) == 0 {
                         schedule.threads[i].explore();
@@ -531,10 +537,10 @@ impl Path {
             if self.source_sets && bound.is_none() {
                 schedule.backtrack_source(thread_id, initials)
             } else {
-                schedule.backtrack_initials(thread_id, initials | racing, bound)
+                schedule.backtrack_initials(thread_id, initials | racing, bound, self.free_switches)
             }
         } else {
-            schedule_ref.get_mut(&mut self.branches).backtrack(thread_id, bound)
+            schedule_ref.get_mut(&mut self.branches).backtrack(thread_id, bound, self.free_switches)
         };
         if !explored {
             self.cut_above(schedule_ref);
@@ -549,7 +555,7 @@ impl Path {
             return;
         };
         if let Some(curr) = prev.get(&self.branches).switch {
-            if !curr.get_mut(&mut self.branches).backtrack(thread_id, bound) {
+            if !curr.get_mut(&mut self.branches).backtrack(thread_id, bound, self.free_switches) {
                 self.cut_above(curr);
             }
         }
@@ -761,9 +767,11 @@ impl Schedule {
         self.preemptions
     }
 
-    /// Whether a backtracking point may be added here under `bound`: upstream adds none at a
-    /// branch reached with every preemption spent.
-    fn at_bound(&self, bound: Option<u8>) -> bool {
+    /// Whether no backtracking point may be added here under `bound`: upstream adds none at a
+    /// branch reached with every preemption spent, also where the running thread blocked or
+    /// ended, so another thread there costs none; with `free` (`Builder::free_switches`) such a
+    /// branch explores them.
+    fn at_bound(&self, bound: Option<u8>, free: bool) -> bool {
         if let Some(bound) = bound {
             assert!(
                 self.preemptions <= bound,
@@ -772,7 +780,7 @@ impl Schedule {
                 bound
             );
         }
-        bound == Some(self.preemptions)
+        bound == Some(self.preemptions) && !(free && self.initial_active.is_none())
     }
 
     /// Backtracking with sleep sets: explore the `initials` of the reversed race
@@ -783,9 +791,9 @@ impl Schedule {
     /// the racing thread's next operation reads from). Abdulla et al.'s source sets (POPL 2014)
     /// add an initial of the reversal, as here. Returns false when `bound` refused a thread
     /// not yet explored here.
-    fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8, bound: Option<u8>) -> bool {
+    fn backtrack_initials(&mut self, thread_id: thread::Id, initials: u8, bound: Option<u8>, free: bool) -> bool {
         if initials == 0 {
-            return self.backtrack(thread_id, bound);
+            return self.backtrack(thread_id, bound, free);
         }
         let initial = |i: usize| initials & (1 << i) != 0;
         // An initial that cannot run here (not spawned yet, or blocked) starts after another
@@ -793,7 +801,7 @@ impl Schedule {
         // Godefroid do when the racing thread is disabled.
         let all = (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled());
         let wanted = |i: usize| (all || initial(i)) && self.sleep & (1 << i) == 0;
-        if self.at_bound(bound) {
+        if self.at_bound(bound, free) {
             return !(0..MAX_THREADS).any(|i| wanted(i) && self.threads[i] == Thread::Skip);
         }
         for i in 0..MAX_THREADS {
@@ -812,7 +820,7 @@ impl Schedule {
     fn backtrack_source(&mut self, thread_id: thread::Id, initials: u8) -> bool {
         let initial = |i: usize| initials & (1 << i) != 0;
         if initials == 0 || (0..MAX_THREADS).any(|i| initial(i) && !self.threads[i].is_enabled()) {
-            return self.backtrack_initials(thread_id, initials, None);
+            return self.backtrack_initials(thread_id, initials, None, false);
         }
         let covered = |i: usize| {
             initial(i) && (self.sleep & (1 << i) != 0 || matches!(self.threads[i], Thread::Pending | Thread::Active | Thread::Visited))
@@ -829,7 +837,7 @@ impl Schedule {
         match pick {
             Some(i) => self.threads[i].explore(),
             // Only yielded initials: explore them all, as the search without source sets does.
-            None => return self.backtrack_initials(thread_id, initials, None),
+            None => return self.backtrack_initials(thread_id, initials, None, false),
         }
         true
     }
@@ -837,7 +845,7 @@ impl Schedule {
     /// Flanagan and Godefroid's backtracking: explore the racing thread here, or every thread
     /// when it cannot run (each unless asleep). Returns false when `bound` refused a thread not
     /// yet explored here.
-    fn backtrack(&mut self, thread_id: thread::Id, bound: Option<u8>) -> bool {
+    fn backtrack(&mut self, thread_id: thread::Id, bound: Option<u8>, free: bool) -> bool {
         assert!(self.exploring);
 
         let thread_id = thread_id.as_usize();
@@ -849,7 +857,7 @@ impl Schedule {
         let asleep = |i: usize| self.sleep & (1 << i) != 0;
         let enabled = self.threads[thread_id].is_enabled();
         let wanted = |i: usize| (!enabled || i == thread_id) && !asleep(i);
-        if self.at_bound(bound) {
+        if self.at_bound(bound, free) {
             return !(0..MAX_THREADS).any(|i| wanted(i) && self.threads[i] == Thread::Skip);
         }
         for i in 0..MAX_THREADS {
