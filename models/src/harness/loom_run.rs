@@ -555,18 +555,21 @@ mod tests {
             };
             assert_eq!(LoomHandle::decode(&h.encode()).unwrap(), h);
         }
-        for (preemptions, bounded_sleep, source_sets, join_races, start_wakes, slice, encoded) in [
-            (Some(2), true, false, false, false, None, "loom1:quick:0:2:2s:5"),
-            (Some(2), false, false, false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
-            (None, false, false, false, false, None, "loom1:quick:0:2:none:5"),
-            (None, false, true, false, false, None, "loom1:quick:0:2:none+source:5"),
-            (Some(2), true, false, true, false, None, "loom1:quick:0:2:2s+joins:5"),
-            (None, false, true, true, false, None, "loom1:quick:0:2:none+source+joins:5"),
-            (None, false, true, false, true, None, "loom1:quick:0:2:none+source+starts:5"),
-            (None, false, false, true, true, None, "loom1:quick:0:2:none+starts+joins:5"),
-            (Some(2), true, false, true, true, None, "loom1:quick:0:2:2s+starts+joins:5"),
+        // (bound, s, +source, +joins, +starts, +free, slice, handle): `+free` follows the bound
+        // and its `s`, before `+starts`.
+        for (preemptions, bounded_sleep, source_sets, join_races, start_wakes, free_switches, slice, encoded) in [
+            (Some(2), true, false, false, false, false, None, "loom1:quick:0:2:2s:5"),
+            (Some(2), false, false, false, false, false, split, "loom1:quick:0:2:2:3/8@2w1:5"),
+            (None, false, false, false, false, false, None, "loom1:quick:0:2:none:5"),
+            (None, false, true, false, false, false, None, "loom1:quick:0:2:none+source:5"),
+            (Some(2), true, false, true, false, false, None, "loom1:quick:0:2:2s+joins:5"),
+            (None, false, true, true, false, false, None, "loom1:quick:0:2:none+source+joins:5"),
+            (None, false, true, false, true, false, None, "loom1:quick:0:2:none+source+starts:5"),
+            (None, false, false, true, true, false, None, "loom1:quick:0:2:none+starts+joins:5"),
+            (Some(2), true, false, true, true, false, None, "loom1:quick:0:2:2s+starts+joins:5"),
+            (Some(1), false, false, false, false, true, None, "loom1:quick:0:2:1+free:5"),
+            (Some(2), true, false, false, true, true, None, "loom1:quick:0:2:2s+free+starts:5"),
         ] {
-            let free_switches = false;
             let h = LoomHandle {
                 tier: Tier::Quick,
                 variant: 0,
@@ -578,27 +581,6 @@ mod tests {
                 start_wakes,
                 free_switches,
                 slice,
-                execution: 5,
-            };
-            assert_eq!(h.encode(), encoded);
-            assert_eq!(LoomHandle::decode(encoded).unwrap(), h);
-        }
-        // Free switches at the bound: after the bound and its `s`, before `+starts`.
-        for (preemptions, bounded_sleep, start_wakes, encoded) in [
-            (Some(1), false, false, "loom1:quick:0:2:1+free:5"),
-            (Some(2), true, true, "loom1:quick:0:2:2s+free+starts:5"),
-        ] {
-            let h = LoomHandle {
-                tier: Tier::Quick,
-                variant: 0,
-                placement: 2,
-                preemptions,
-                bounded_sleep,
-                source_sets: false,
-                join_races: false,
-                start_wakes,
-                free_switches: true,
-                slice: None,
                 execution: 5,
             };
             assert_eq!(h.encode(), encoded);
