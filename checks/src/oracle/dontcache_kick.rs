@@ -1092,7 +1092,7 @@ pub fn kick_replay(revision: KickRevision, text: &str) -> Result<(String, Vec<St
                 .iter()
                 .find(|(p, _)| *p == h.property)
                 .ok_or_else(|| format!("no end-state property '{}' (expedition, dirty-tracking)", h.property))?;
-            if !(start.pcs.iter().zip(&system.threads).all(|(pc, t)| *pc == t.len()) && !start.model.pending) {
+            if !start.pcs.iter().zip(&system.threads).all(|(pc, t)| *pc == t.len()) || start.model.pending {
                 return Err("the path does not end where the flusher has stopped".into());
             }
             let message = judge(&start.model).ok_or_else(|| format!("{} holds at the path's end", h.property))?;

@@ -203,13 +203,15 @@ fn run_process<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Res
     result
 }
 
+/// A held lock's state: the mutex guard when the lock is the mutex, none for the others.
+type Held<'a, P> = Option<<<P as Platform>::Mutex<()> as Lock<()>>::Guard<'a>>;
+
 fn run_process_body<P: Platform>(prog: &Program, t: usize, shared: &Shared<P>) -> Result<Option<Vec<i64>>, String> {
     let ctx = Ctx::<P>::new(shared.trace.clone(), &format!("P{t}"), CpuPlan::Fixed(t));
     let thread = &prog.threads[t];
     let mut local = Local { pc: 0, regs: thread.init_regs.clone() };
     // Per lock: held or not, with the mutex guard when the lock is the mutex.
-    let mut held: Vec<Option<Option<<P::Mutex<()> as Lock<()>>::Guard<'_>>>> =
-        shared.locks.iter().map(|_| None).collect();
+    let mut held: Vec<Option<Held<'_, P>>> = shared.locks.iter().map(|_| None).collect();
     while let Some((op, dst, primitive, line)) = advance(&thread.code, &mut local) {
         let at = |addr: &super::ir::Expr, regs: &[i64]| -> Result<&P::AtomicUsize, String> {
             Ok(&shared.locs[prog.location(addr.eval(regs), primitive, line)?])
