@@ -69,6 +69,9 @@
 //! |---|---|
 //! | `c11_programs_reach_more_with_free_switches` | 200 generated c11 programs (3 threads of 5 operations, 2 locations, mutexes) at bounds 0, 1, 2: no final state or graph lost, and some graph gained |
 //! | `every_scenario_reaches_at_least_as_much_with_free_switches` | every scenario's every revision's first unit at bound 1: every violated property and graph kept |
+//!
+//! (loom's own `tests/free_switches.rs` has the smallest case: one order of two lock holders at
+//! bound 0 without the switch, both with it.)
 #![cfg(not(loom))]
 
 use wb_models::bounds::{Bounds, Slices, Tier};

@@ -450,6 +450,10 @@ impl Path {
                 if initial_active != prev.get(&self.branches).active_thread_index() {
                     initial_active = None;
                 }
+            } else if self.free_switches && initial_active != Some(0) {
+                // The model's thread (0) ran up to the first branch: another first thread means
+                // it blocked, so that switch costs no preemption either. (Upstream counts one.)
+                initial_active = None;
             }
 
             let preemptions = prev
